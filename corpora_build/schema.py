@@ -1,0 +1,159 @@
+"""The one place for the corpus tables: DuckDB DDL, polars schemas and the upsert every writer uses.
+
+Every row has a stable `id` (same entity -> same id on every build) and a `content_hash` of what
+was embedded, so a refresh re-embeds only changed rows and a retry never doubles a table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Iterable, Mapping
+
+import duckdb
+import polars as pl
+
+TABLES: dict[str, str] = {
+    "docs_chunks": """
+        CREATE TABLE IF NOT EXISTS docs_chunks (
+            id VARCHAR PRIMARY KEY,          -- e.g. docs:4:CharacterBody2D.method.move_and_slide
+            godot_version VARCHAR NOT NULL,  -- '3' or '4'
+            release VARCHAR NOT NULL,        -- e.g. 3.6.2-stable
+            class_name VARCHAR,              -- owning class; NULL for doc pages
+            member_kind VARCHAR NOT NULL,    -- class|method|property|signal|constant|enum|annotation|theme_item|operator|constructor|page_section
+            member_name VARCHAR,             -- method/property/... name; NULL for class rows
+            title VARCHAR NOT NULL,          -- e.g. 'CharacterBody2D.move_and_slide (Godot 4)'
+            signature VARCHAR,               -- e.g. 'bool move_and_slide()'
+            text VARCHAR NOT NULL,           -- BBCode-cleaned description, code names kept
+            source VARCHAR NOT NULL,         -- file inside the source, e.g. doc/classes/Node.xml
+            content_hash VARCHAR NOT NULL
+        )""",
+    "api_mapping": """
+        CREATE TABLE IF NOT EXISTS api_mapping (
+            id VARCHAR PRIMARY KEY,          -- e.g. map:rename:class:KinematicBody2D
+            old_name VARCHAR,                -- Godot 3 name or form
+            new_name VARCHAR,                -- Godot 4 name or form; NULL when removed
+            change_kind VARCHAR NOT NULL,    -- renamed|removed|added|signature_changed|syntax_changed
+            category VARCHAR NOT NULL,       -- class|function|property|signal|enum|builtin_type|project_setting|project_godot|input_map|shader|color|theme_override|csharp_*|syntax|member
+            class_context VARCHAR,           -- owning class when known
+            old_signature VARCHAR,
+            new_signature VARCHAR,
+            source VARCHAR NOT NULL,         -- rename_map|api_diff|converter_rule
+            ambiguous BOOLEAN NOT NULL,      -- the converter cannot apply it blindly
+            ambiguous_reason VARCHAR,
+            title VARCHAR NOT NULL,          -- e.g. 'KinematicBody2D -> CharacterBody2D (class rename)'
+            text VARCHAR NOT NULL,           -- one readable sentence or two
+            content_hash VARCHAR NOT NULL
+        )""",
+    "label_prototypes": """
+        CREATE TABLE IF NOT EXISTS label_prototypes (
+            id VARCHAR PRIMARY KEY,          -- proto:<slug>
+            label VARCHAR NOT NULL,          -- rename|syntax|call_shape|semantic|converter_pitfall|godot4_idiom
+            category VARCHAR NOT NULL,
+            title VARCHAR NOT NULL,
+            godot3_example VARCHAR NOT NULL,
+            godot4_example VARCHAR NOT NULL,
+            explanation VARCHAR NOT NULL,
+            cues VARCHAR[] NOT NULL,         -- symbols / call shapes it should match
+            mappings VARCHAR[] NOT NULL,     -- api_mapping ids it illustrates (curated hints)
+            text VARCHAR NOT NULL,           -- title + explanation + examples, what is searched
+            content_hash VARCHAR NOT NULL
+        )""",
+    "bridges": """
+        CREATE TABLE IF NOT EXISTS bridges (
+            from_table VARCHAR NOT NULL,
+            from_id VARCHAR NOT NULL,
+            relation VARCHAR NOT NULL,       -- old_doc|new_doc|illustrates
+            to_table VARCHAR NOT NULL,
+            to_id VARCHAR NOT NULL,
+            PRIMARY KEY (from_id, relation, to_id)
+        )""",
+    "corpus_sources": """
+        CREATE TABLE IF NOT EXISTS corpus_sources (
+            name VARCHAR PRIMARY KEY,        -- godot3_classes|godot4_classes|rename_map|converter_rules|docs_pages
+            adapter VARCHAR NOT NULL,        -- archive|debian|github
+            version VARCHAR NOT NULL,        -- e.g. 3.6.2-stable
+            location VARCHAR NOT NULL,
+            content_hash VARCHAR NOT NULL,
+            fetched_at TIMESTAMP NOT NULL
+        )""",
+}
+
+KEYS: dict[str, tuple[str, ...]] = {
+    "docs_chunks": ("id",),
+    "api_mapping": ("id",),
+    "label_prototypes": ("id",),
+    "bridges": ("from_id", "relation", "to_id"),
+    "corpus_sources": ("name",),
+}
+
+POLARS: dict[str, dict[str, pl.DataType]] = {
+    "docs_chunks": {
+        "id": pl.String, "godot_version": pl.String, "release": pl.String, "class_name": pl.String,
+        "member_kind": pl.String, "member_name": pl.String, "title": pl.String, "signature": pl.String,
+        "text": pl.String, "source": pl.String, "content_hash": pl.String,
+    },
+    "api_mapping": {
+        "id": pl.String, "old_name": pl.String, "new_name": pl.String, "change_kind": pl.String,
+        "category": pl.String, "class_context": pl.String, "old_signature": pl.String,
+        "new_signature": pl.String, "source": pl.String, "ambiguous": pl.Boolean,
+        "ambiguous_reason": pl.String, "title": pl.String, "text": pl.String, "content_hash": pl.String,
+    },
+    "label_prototypes": {
+        "id": pl.String, "label": pl.String, "category": pl.String, "title": pl.String,
+        "godot3_example": pl.String, "godot4_example": pl.String, "explanation": pl.String,
+        "cues": pl.List(pl.String), "mappings": pl.List(pl.String), "text": pl.String,
+        "content_hash": pl.String,
+    },
+    "bridges": {
+        "from_table": pl.String, "from_id": pl.String, "relation": pl.String, "to_table": pl.String,
+        "to_id": pl.String,
+    },
+    "corpus_sources": {
+        "name": pl.String, "adapter": pl.String, "version": pl.String, "location": pl.String,
+        "content_hash": pl.String, "fetched_at": pl.Datetime,
+    },
+}
+
+
+def content_hash(*parts: object) -> str:
+    """Stable hash of the parts (JSON-encoded), 16 hex digits."""
+    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def create_tables(con: duckdb.DuckDBPyConnection) -> None:
+    for ddl in TABLES.values():
+        con.execute(ddl)
+
+
+def frame(table: str, rows: Iterable[Mapping[str, object]]) -> pl.DataFrame:
+    """Rows as a polars frame with the table's schema (missing columns become NULL)."""
+    schema = POLARS[table]
+    return pl.DataFrame([{c: r.get(c) for c in schema} for r in rows], schema=schema)
+
+
+def upsert(con: duckdb.DuckDBPyConnection, table: str, rows: pl.DataFrame, replace_all: bool = False) -> int:
+    """Insert or replace rows by primary key; with `replace_all`, rows absent from `rows` are deleted.
+
+    `replace_all` is how a full rebuild of a table drops entities that disappeared upstream
+    without ever doubling the ones that stayed.
+    """
+    create_tables(con)
+    columns = list(POLARS[table])
+    rows = rows.select(columns)
+    con.register("_upsert_rows", rows.to_arrow())
+    try:
+        con.execute("BEGIN")
+        if replace_all:
+            keys = KEYS[table]
+            join = " AND ".join(f"t.{k} = r.{k}" for k in keys)
+            con.execute(f"DELETE FROM {table} t WHERE NOT EXISTS (SELECT 1 FROM _upsert_rows r WHERE {join})")
+        con.execute(f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM _upsert_rows")
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.unregister("_upsert_rows")
+    return rows.height

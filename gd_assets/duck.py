@@ -1,0 +1,51 @@
+"""DuckDB connections that wait for the file lock instead of failing.
+
+DuckDB allows one writing process per file. Every writer here keeps its connection short (open,
+upsert a batch, close) and retries with backoff while another process holds the lock, so two
+analyses and a corpus refresh can run at once without a lock error and without losing rows.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import duckdb
+
+log = logging.getLogger(__name__)
+
+LOCK_WAIT_SECONDS = 600.0
+
+
+def _is_lock_error(error: Exception) -> bool:
+    text = str(error)
+    return "lock" in text.lower() or "Conflicting lock" in text
+
+
+@contextmanager
+def connect(path: Path | str, read_only: bool = False, wait: float = LOCK_WAIT_SECONDS) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Open `path`, retrying while another process holds its lock; commit and close on exit."""
+    path = Path(path)
+    if read_only and not path.exists():
+        raise FileNotFoundError(f"{path} does not exist yet: build it first")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + wait
+    delay = 0.02
+    while True:
+        try:
+            con = duckdb.connect(str(path), read_only=read_only)
+            break
+        except (duckdb.IOException, duckdb.ConnectionException) as error:
+            if not _is_lock_error(error) or time.monotonic() > deadline:
+                raise
+            log.debug("waiting for the lock on %s", path)
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 1.0)
+    try:
+        yield con
+    finally:
+        con.close()
