@@ -1,0 +1,32 @@
+"""Markdown tables for materialisation metadata, cut to a size the UI shows comfortably."""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+MAX_ROWS = 300
+
+
+def _cell(value: object) -> str:
+    text = "" if value is None else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(headers: Sequence[str], rows: Iterable[Sequence[object]], limit: int = MAX_ROWS) -> str:
+    rows = list(rows)
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows[:limit]]
+    if len(rows) > limit:
+        lines.append(f"\n… {len(rows) - limit} more rows (see the DuckDB store)")
+    if not rows:
+        lines.append("| " + " | ".join("—" for _ in headers) + " |")
+    return "\n".join(lines)
+
+
+def line_range(start: int | None, end: int | None, prefix: str = "") -> str:
+    """`12-26`, or `12` for one line; with prefix `E` the seed's dump notation `E020-E034`."""
+    if start is None:
+        return ""
+    width = 3 if prefix else 0
+    a = f"{prefix}{start:0{width}d}"
+    return a if end in (None, start) else f"{a}-{prefix}{end:0{width}d}"
