@@ -6,15 +6,15 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import dagster as dg
 
 from gd_assets import home, store
 from gd_assets.assets.metadata import line_range
-from gd_assets.core.ingest import IngestError, ingest, project_slug
 from gd_assets.core.dump import to_dump
+from gd_assets.core.ingest import IngestError, default_project_name, ingest, project_slug
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -24,17 +24,6 @@ class CliError(Exception):
 
 
 # --- running the pipeline -------------------------------------------------------------------------
-
-
-def default_project_name(source: str) -> str:
-    """The project name a source gets when --project is not given."""
-    text = source.rstrip("/")
-    name = text.rsplit("/", 1)[-1] if "://" in text or text.startswith("git@") else Path(text).name
-    for suffix in (".dump.txt", ".txt", ".dump", ".zip", ".git"):
-        if name.lower().endswith(suffix):
-            name = name[: -len(suffix)]
-            break
-    return project_slug(name or "project")
 
 
 def _absolute(source: str) -> str:
@@ -82,7 +71,10 @@ def ingest_and_slice(source: str, project: str | None) -> str:
     from gd_assets.assets.sources import project_sources
     from gd_assets.partitions import projects_partitions
 
-    name = project_slug(project) if project else default_project_name(source)
+    try:
+        name = project_slug(project) if project else default_project_name(source)
+    except ValueError as error:
+        raise CliError(f"{error}; pass --project NAME") from error
     instance().add_dynamic_partitions(projects_partitions.name, [name])
     run_assets([project_sources, fragments], name,
                run_config={"ops": {"project_sources": {"config": {"source": _absolute(source)}}}})

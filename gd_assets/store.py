@@ -6,8 +6,8 @@ retry or a resume never duplicates a row and a re-ingest drops only what disappe
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 import duckdb
 import polars as pl

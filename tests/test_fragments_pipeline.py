@@ -68,7 +68,7 @@ def test_fragments_run_is_recorded_and_partitions_follow_edits(gd_home, tmp_path
     assert "documents are excluded by default in source-analysis mode" in meta["excluded"].value
     checks = instance.event_log_storage.get_latest_asset_check_execution_by_key(
         [dg.AssetCheckKey(dg.AssetKey("fragments"), "every_line_in_one_fragment")])
-    assert list(checks.values())[0].status.value == "SUCCEEDED"
+    assert next(iter(checks.values())).status.value == "SUCCEEDED"
 
     before = store.project_fragments("space-game").to_dicts()
     # edit one function, delete another: the untouched keys and hashes stay the same

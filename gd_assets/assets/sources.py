@@ -56,7 +56,7 @@ def project_sources(
     store.upsert("projects", store.frame("projects", [{
         "project": project, "source": found.source, "source_kind": found.source_kind,
         "revision": found.revision, "files": len(files), "included": len(included),
-        "excluded": len(excluded), "ingested_at": dt.datetime.now(dt.timezone.utc).replace(tzinfo=None),
+        "excluded": len(excluded), "ingested_at": dt.datetime.now(dt.UTC).replace(tzinfo=None),
     }]), path=db)
     context.log.info(f"{project}: {len(included)} files included, {len(excluded)} excluded")
     reasons = Counter(f.reason for f in excluded)
