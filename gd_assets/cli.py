@@ -15,8 +15,18 @@ from gd_assets import home, store
 from gd_assets.assets.metadata import line_range
 from gd_assets.core.dump import to_dump
 from gd_assets.core.ingest import IngestError, default_project_name, ingest, project_slug
+from gd_assets.runs import materialize_fragments
 
 REPO = Path(__file__).resolve().parents[1]
+CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+def _with_console(run_config: dict | None) -> dict:
+    """Run config with the console logger at WARNING unless GD_ASSETS_VERBOSE is set (the UI keeps every log)."""
+    config = dict(run_config or {})
+    if not os.environ.get("GD_ASSETS_VERBOSE"):
+        config.update(CONSOLE)
+    return config
 
 
 class CliError(Exception):
@@ -56,7 +66,7 @@ def run_assets(assets: Sequence[dg.AssetsDefinition], partition_key: str,
         partition_key=partition_key,
         instance=instance(),
         resources=dict(project_defs.resources or {}),
-        run_config=run_config or {},
+        run_config=_with_console(run_config),
         tags=tags,
         raise_on_error=False,
     )
@@ -78,6 +88,85 @@ def ingest_and_slice(source: str, project: str | None) -> str:
     instance().add_dynamic_partitions(projects_partitions.name, [name])
     run_assets([project_sources, fragments], name,
                run_config={"ops": {"project_sources": {"config": {"source": _absolute(source)}}}})
+    return name
+
+
+def stale_keys(project: str, table: str, version_sql: str) -> list[str]:
+    """Fragment keys of a project whose `table` row is missing or was made from other text/versions."""
+    rows = store.query(
+        f"SELECT f.key FROM fragments f LEFT JOIN {table} t ON t.key = f.key "
+        f"WHERE f.project = ? AND (t.key IS NULL OR t.content_hash <> f.content_hash OR {version_sql}) "
+        "ORDER BY f.path, f.ordinal", [project])
+    return rows["key"].to_list()
+
+
+def _resources(judge: str | None = None) -> dict:
+    from gd_assets.definitions import project_defs
+    from gd_assets.resources import JudgeBackend
+
+    resources = dict(project_defs.resources or {})
+    if judge:
+        resources["judge_backend"] = JudgeBackend(backend=judge)
+    return resources
+
+
+def run_fragment_asset(asset: dg.AssetsDefinition, keys: Sequence[str], run_config: dict | None = None,
+                       judge: str | None = None) -> int:
+    """Materialise a per-fragment asset for `keys` (one run per contiguous block); returns how many."""
+    from gd_assets.definitions import project_assets
+
+    if not keys:
+        return 0
+    results = materialize_fragments(instance(), project_assets, [asset], keys, _resources(judge),
+                                    run_config=_with_console(run_config))
+    failed = [r for r in results if not r.success]
+    if failed:
+        raise CliError(_failure_message(failed[0]))
+    return len(keys)
+
+
+def run_evidence(project: str, request: str | None = None) -> int:
+    """Evidence for the project's fragments that lack it for their current text and parameters."""
+    from gd_assets.assets.evidence import PARAMS, fragment_evidence
+
+    version = f"t.retrieval_version <> '{PARAMS.version()}'"
+    if request:
+        version += " OR t.request <> " + "'" + request.replace("'", "''") + "'"
+    keys = stale_keys(project, "evidence", version)
+    config = {"ops": {"fragment_evidence": {"config": {"request": request}}}} if request else {}
+    return run_fragment_asset(fragment_evidence, keys, config)
+
+
+def run_judgement(project: str, judge: str | None = None) -> int:
+    """Judgements for fragments whose evidence is newer than their judgement (or that have none)."""
+    from gd_assets.assets.judgement import fragment_judgement
+    from gd_assets.resources import JudgeBackend
+
+    backend = judge or JudgeBackend().backend
+    rows = store.query(
+        "SELECT f.key FROM fragments f JOIN evidence e ON e.key = f.key LEFT JOIN judgements j ON j.key = f.key "
+        "WHERE f.project = ? AND (j.key IS NULL OR j.content_hash <> f.content_hash OR j.judge <> ? "
+        "OR j.judged_at < e.computed_at) ORDER BY f.path, f.ordinal", [project, backend])
+    return run_fragment_asset(fragment_judgement, rows["key"].to_list(), judge=judge)
+
+
+def run_verdict(project: str) -> None:
+    from gd_assets.assets.verdict import project_verdict
+    from gd_assets.definitions import project_assets
+
+    result = dg.materialize(assets=list(project_assets), selection=[project_verdict], partition_key=project,
+                            instance=instance(), resources=_resources(), raise_on_error=False,
+                            run_config=_with_console(None))
+    if not result.success:
+        raise CliError(_failure_message(result))
+
+
+def analyze(source: str, project: str | None, request: str | None = None, judge: str | None = None) -> str:
+    """The whole pipeline: sources -> fragments -> evidence -> judgement -> verdict."""
+    name = ingest_and_slice(source, project)
+    run_evidence(name, request)
+    run_judgement(name, judge)
+    run_verdict(name)
     return name
 
 
@@ -121,6 +210,129 @@ def cmd_fragments(args: argparse.Namespace) -> int:
     return 0
 
 
+def show_document(project: str, key: str) -> dict:
+    """The debug view of one fragment: tracking apart from what was searched, then the candidates."""
+    frag = store.query("SELECT * FROM fragments WHERE key = ? AND project = ?", [key, project]).to_dicts()
+    if not frag:
+        raise CliError(f"no fragment {key!r} in project {project!r}: `gd-assets fragments` lists the keys")
+    frag = frag[0]
+    ev = store.query("SELECT * FROM evidence WHERE key = ?", [key]).to_dicts()
+    cands = store.query("SELECT * FROM candidates WHERE key = ? ORDER BY rank", [key]).to_dicts()
+    doc = {
+        "key": key, "project": project,
+        "tracking": {f: frag[f] for f in ("path", "start_line", "end_line", "dump_start_line", "dump_end_line")},
+        "text": frag["text"],
+        "cues": json.loads(ev[0]["cues"]) if ev else [],
+        "candidates": [{"rank": c["rank"], "table": c["corpus_table"], "id": c["row_id"], "title": c["title"],
+                        "text": c["text"], "sparse_rank": c["sparse_rank"], "dense_score": c["dense_score"],
+                        "score": c["score"]} for c in cands],
+    }
+    judged = store.query("SELECT * FROM judgements WHERE key = ?", [key]).to_dicts()
+    if judged:
+        j = judged[0]
+        doc["judgement"] = {
+            "signal": j["signal"], "migration_needed": j["migration_needed"], "confidence": j["confidence"],
+            "rationale": j["rationale"], "related": json.loads(j["related"]), "evidence": json.loads(j["evidence"]),
+            "legend": json.loads(j["legend"]), "judge": j["judge"], "model": j["model"],
+        }
+    if ev:
+        lineage = {f: ev[0][f] for f in ("corpus_version", "index_version", "retrieval_version")}
+        lineage["evidence_stale"] = ev[0]["content_hash"] != frag["content_hash"]
+        if judged:
+            lineage.update({"judge": judged[0]["judge"], "model": judged[0]["model"],
+                            "prompt_version": judged[0]["prompt_version"],
+                            "judged_at": str(judged[0]["judged_at"]),
+                            "judgement_stale": judged[0]["content_hash"] != frag["content_hash"]})
+        doc["lineage"] = lineage
+    return doc
+
+
+def print_show(doc: dict, out=sys.stdout) -> None:
+    t = doc["tracking"]
+    print(f"fragment      {doc['key']}", file=out)
+    print(f"current file  {t['path']}            (tracking only: never searched)", file=out)
+    dump = f"   dump lines {line_range(t['dump_start_line'], t['dump_end_line'], 'E')}" if t["dump_start_line"] else ""
+    print(f"line range    {line_range(t['start_line'], t['end_line'])}{dump}", file=out)
+    print("\n--- body ---", file=out)
+    print(doc["text"], file=out)
+    print("\n--- cues (retriever input) ---", file=out)
+    for c in doc["cues"]:
+        print(f"  {c['cue']}   [{c['from']}]", file=out)
+    print(f"\n--- candidates ({len(doc['candidates'])}) ---", file=out)
+    for c in doc["candidates"]:
+        sparse = c["sparse_rank"] if c["sparse_rank"] is not None else "-"
+        print(f"  ({c['rank']:>2}) {c['table']:<16} {c['title'][:70]:<70} sparse#{sparse:<4} dense {c['dense_score']:.3f}"
+              f"  score {c['score']:.3f}", file=out)
+    if "judgement" in doc:
+        j = doc["judgement"]
+        print("\n--- judgement ---", file=out)
+        print(f"  {j['signal']}, migration {'needed' if j['migration_needed'] else 'not needed'}, "
+              f"confidence {j['confidence']:.2f}  [{j['judge']}]", file=out)
+        print(f"  {j['rationale']}", file=out)
+    if "lineage" in doc:
+        print("\n--- lineage ---", file=out)
+        for name, value in doc["lineage"].items():
+            print(f"  {name}: {value}", file=out)
+
+
+def verdict_document(project: str) -> dict:
+    """The `analyze --json` document."""
+    row = store.query("SELECT * FROM verdicts WHERE project = ?", [project]).to_dicts()
+    if not row:
+        raise CliError(f"project {project!r} has no verdict yet: run `gd-assets analyze`")
+    row = row[0]
+    summary = json.loads(row["summary"])
+    frags = store.query(
+        "SELECT f.key, f.path, f.start_line, f.end_line, f.kind, j.signal, j.migration_needed, j.confidence, "
+        "j.rationale, j.evidence FROM fragments f JOIN judgements j ON j.key = f.key AND j.content_hash = f.content_hash "
+        "WHERE f.project = ? ORDER BY f.dump_start_line NULLS LAST, f.path, f.ordinal", [project]).to_dicts()
+    for f in frags:
+        f["evidence"] = [{k: e[k] for k in ("table", "id", "title")} for e in json.loads(f["evidence"])]
+    excluded = store.query("SELECT path, reason FROM files WHERE project = ? AND NOT included ORDER BY path",
+                           [project]).to_dicts()
+    return {"project": project, "verdict": row["verdict"], "confidence": row["confidence"],
+            "counts": summary["counts"], "explanation": row["explanation"], "folders": summary["folders"],
+            "files": summary["files"], "fragments": frags, "excluded": excluded}
+
+
+def print_verdict(doc: dict, out=sys.stdout) -> None:
+    c = doc["counts"]
+    print(f"{doc['project']}: {doc['verdict']} (confidence {doc['confidence']:.2f})", file=out)
+    print(f"  {doc['explanation']}", file=out)
+    print(f"  {c['fragments']} fragments: {c['godot3']} Godot 3, {c['godot4']} Godot 4, {c['neutral']} neutral, "
+          f"{c['migration_needed']} need migration", file=out)
+    todo = [f for f in doc["fragments"] if f["migration_needed"]]
+    if todo:
+        print("  needs migration:", file=out)
+        for f in todo[:40]:
+            print(f"    {f['path']} {line_range(f['start_line'], f['end_line'])}  {f['key'].split('::', 1)[-1]}: "
+                  f"{f['rationale'][:110]}", file=out)
+        if len(todo) > 40:
+            print(f"    … {len(todo) - 40} more (see the report or --json)", file=out)
+    print(f"  report: {home.data_home() / 'reports' / (doc['project'] + '.html')}", file=out)
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    project = analyze(args.source, args.project, args.request, args.judge)
+    doc = verdict_document(project)
+    if args.json:
+        json.dump(doc, sys.stdout, indent=2, ensure_ascii=False, default=str)
+        print()
+    else:
+        print_verdict(doc)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    doc = show_document(args.project, args.key)
+    if args.json:
+        json.dump(doc, sys.stdout, indent=2, ensure_ascii=False, default=str)
+        print()
+    else:
+        print_show(doc)
+    return 0
+
+
 def cmd_dump(args: argparse.Namespace) -> int:
     try:
         project = ingest(_absolute(args.source), name=args.project)
@@ -143,6 +355,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="gd-assets", description=__doc__)
+    top.add_argument("-v", "--verbose", action="store_true", help="print the Dagster run logs too")
     sub = top.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("fragments", help="ingest and slice a project through Dagster; print its fragments")
@@ -150,6 +363,22 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--project", help="project name (default: from the source's name)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_fragments)
+
+    p = sub.add_parser("analyze", help="run the whole pipeline on a project and print the verdict")
+    p.add_argument("source", help="a folder, a .zip, a git repository or URL, or a '# <path>' dump")
+    p.add_argument("--project", help="project name (default: from the source's name)")
+    p.add_argument("--request", help="the analysis request (default: find Godot 3 / 4 evidence)")
+    p.add_argument("--judge", choices=["evidence", "vllm", "openai"],
+                   help="judge backend (default: GD_ASSETS_JUDGE or evidence); vllm/openai read GD_ASSETS_JUDGE_MODEL "
+                        "and GD_ASSETS_JUDGE_URL")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_analyze)
+
+    p = sub.add_parser("show", help="the debug view of one fragment: tracking, body, cues, candidates")
+    p.add_argument("project")
+    p.add_argument("key", help="fragment key, e.g. mini-dodge/player.gd::_process")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("dump", help="print the '# <path>' dump of a project's included files")
     p.add_argument("source")
@@ -172,6 +401,8 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.verbose:
+        os.environ["GD_ASSETS_VERBOSE"] = "1"
     try:
         return args.func(args)
     except (CliError, IngestError) as error:

@@ -4,24 +4,19 @@ from __future__ import annotations
 
 import dagster as dg
 
+from corpora_build.definitions import defs as corpus_defs
+from gd_assets.assets.evidence import fragment_evidence
 from gd_assets.assets.fragments import fragments
+from gd_assets.assets.judgement import fragment_judgement
 from gd_assets.assets.sources import project_sources
-from gd_assets.resources import AnalysisStore
+from gd_assets.assets.verdict import project_verdict
+from gd_assets.resources import AnalysisStore, JudgeBackend, RetrievalIndex
 
-project_assets = [project_sources, fragments]
+project_assets = [project_sources, fragments, fragment_evidence, fragment_judgement, project_verdict]
 
 project_defs = dg.Definitions(
     assets=project_assets,
-    resources={"analysis_store": AnalysisStore()},
+    resources={"analysis_store": AnalysisStore(), "retrieval_index": RetrievalIndex(), "judge_backend": JudgeBackend()},
 )
 
-
-def _corpus_defs() -> dg.Definitions:
-    try:
-        from corpora_build.definitions import defs
-    except ImportError:  # the corpus build is optional while it is being set up
-        return dg.Definitions()
-    return defs
-
-
-defs = dg.Definitions.merge(project_defs, _corpus_defs())
+defs = dg.Definitions.merge(project_defs, corpus_defs)

@@ -33,16 +33,29 @@ def data_home() -> Path:
     return home
 
 
+def corpus_home() -> Path:
+    """Where the corpora and their index live: GD_ASSETS_CORPUS_HOME, else the data directory.
+
+    One built corpus can serve many data directories (build the datastore once, analyse many projects).
+    """
+    override = os.environ.get("GD_ASSETS_CORPUS_HOME")
+    if not override:
+        return data_home()
+    path = Path(override).expanduser().resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def projects_db_path() -> Path:
     return data_home() / "projects.duckdb"
 
 
 def corpora_db_path() -> Path:
-    return data_home() / "corpora.duckdb"
+    return corpus_home() / "corpora.duckdb"
 
 
 def index_dir() -> Path:
-    path = data_home() / "index"
+    path = corpus_home() / "index"
     path.mkdir(parents=True, exist_ok=True)
     return path
 

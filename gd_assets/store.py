@@ -57,9 +57,76 @@ TABLES: dict[str, str] = {
             content_hash VARCHAR NOT NULL,
             reason VARCHAR                    -- parse problem, when there was one
         )""",
+    "evidence": """
+        CREATE TABLE IF NOT EXISTS evidence (
+            key VARCHAR PRIMARY KEY,          -- fragment key
+            project VARCHAR NOT NULL,
+            path VARCHAR NOT NULL,            -- tracking only: never searched
+            start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            content_hash VARCHAR NOT NULL,    -- of the fragment text the evidence was found for
+            cues VARCHAR NOT NULL,            -- JSON [{"cue", "from"}]: the retriever input
+            dense_text VARCHAR NOT NULL,
+            request VARCHAR NOT NULL,         -- the analysis request the cues were made for
+            corpus_version VARCHAR NOT NULL,
+            index_version VARCHAR NOT NULL,
+            retrieval_version VARCHAR NOT NULL,
+            computed_at TIMESTAMP NOT NULL
+        )""",
+    "candidates": """
+        CREATE TABLE IF NOT EXISTS candidates (
+            id VARCHAR PRIMARY KEY,           -- <fragment key>#<rank>
+            key VARCHAR NOT NULL,
+            project VARCHAR NOT NULL,
+            rank INTEGER NOT NULL,
+            corpus_table VARCHAR NOT NULL,    -- docs_chunks | api_mapping | label_prototypes
+            row_id VARCHAR NOT NULL,
+            title VARCHAR NOT NULL,
+            text VARCHAR NOT NULL,
+            sparse_score DOUBLE NOT NULL,
+            sparse_rank INTEGER,
+            dense_score DOUBLE NOT NULL,
+            score DOUBLE NOT NULL,
+            table_rank INTEGER NOT NULL
+        )""",
+    "judgements": """
+        CREATE TABLE IF NOT EXISTS judgements (
+            key VARCHAR PRIMARY KEY,          -- fragment key
+            project VARCHAR NOT NULL,
+            path VARCHAR NOT NULL,            -- tracking only
+            start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            content_hash VARCHAR NOT NULL,    -- of the fragment text that was judged
+            signal VARCHAR NOT NULL,          -- godot3 | godot4 | neutral
+            migration_needed BOOLEAN NOT NULL,
+            confidence DOUBLE NOT NULL,
+            rationale VARCHAR NOT NULL,
+            related VARCHAR NOT NULL,         -- JSON [legend number]
+            evidence VARCHAR NOT NULL,        -- JSON [{"n", "table", "id", "title"}]: what migration rests on
+            legend VARCHAR NOT NULL,          -- JSON {number: {"table", "id", "title"}}
+            judge VARCHAR NOT NULL,           -- backend: evidence | vllm | openai
+            model VARCHAR NOT NULL,
+            prompt_version VARCHAR NOT NULL,
+            corpus_version VARCHAR NOT NULL,
+            index_version VARCHAR NOT NULL,
+            retrieval_version VARCHAR NOT NULL,
+            judged_at TIMESTAMP NOT NULL
+        )""",
+    "verdicts": """
+        CREATE TABLE IF NOT EXISTS verdicts (
+            project VARCHAR PRIMARY KEY,
+            verdict VARCHAR NOT NULL,         -- godot3 | godot4 | mixed | unknown
+            confidence DOUBLE NOT NULL,
+            explanation VARCHAR NOT NULL,
+            summary VARCHAR NOT NULL,         -- JSON: counts, folders, files
+            judged INTEGER NOT NULL,
+            unjudged INTEGER NOT NULL,
+            computed_at TIMESTAMP NOT NULL
+        )""",
 }
 
-KEYS: dict[str, str] = {"projects": "project", "files": "id", "fragments": "key"}
+KEYS: dict[str, str] = {"projects": "project", "files": "id", "fragments": "key", "evidence": "key",
+                        "candidates": "id", "judgements": "key", "verdicts": "project"}
 
 POLARS: dict[str, dict[str, pl.DataType]] = {
     "projects": {
@@ -76,6 +143,27 @@ POLARS: dict[str, dict[str, pl.DataType]] = {
         "start_line": pl.Int32, "end_line": pl.Int32, "dump_start_line": pl.Int32,
         "dump_end_line": pl.Int32, "kind": pl.String, "symbol": pl.String, "text": pl.String,
         "content_hash": pl.String, "reason": pl.String,
+    },
+    "evidence": {
+        "key": pl.String, "project": pl.String, "path": pl.String, "start_line": pl.Int32, "end_line": pl.Int32,
+        "content_hash": pl.String, "cues": pl.String, "dense_text": pl.String, "request": pl.String, "corpus_version": pl.String,
+        "index_version": pl.String, "retrieval_version": pl.String, "computed_at": pl.Datetime,
+    },
+    "candidates": {
+        "id": pl.String, "key": pl.String, "project": pl.String, "rank": pl.Int32, "corpus_table": pl.String,
+        "row_id": pl.String, "title": pl.String, "text": pl.String, "sparse_score": pl.Float64,
+        "sparse_rank": pl.Int32, "dense_score": pl.Float64, "score": pl.Float64, "table_rank": pl.Int32,
+    },
+    "judgements": {
+        "key": pl.String, "project": pl.String, "path": pl.String, "start_line": pl.Int32, "end_line": pl.Int32,
+        "content_hash": pl.String, "signal": pl.String, "migration_needed": pl.Boolean, "confidence": pl.Float64,
+        "rationale": pl.String, "related": pl.String, "evidence": pl.String, "legend": pl.String,
+        "judge": pl.String, "model": pl.String, "prompt_version": pl.String, "corpus_version": pl.String,
+        "index_version": pl.String, "retrieval_version": pl.String, "judged_at": pl.Datetime,
+    },
+    "verdicts": {
+        "project": pl.String, "verdict": pl.String, "confidence": pl.Float64, "explanation": pl.String,
+        "summary": pl.String, "judged": pl.Int32, "unjudged": pl.Int32, "computed_at": pl.Datetime,
     },
 }
 
@@ -94,33 +182,46 @@ def frame(table: str, rows: Iterable[Mapping[str, object]]) -> pl.DataFrame:
     return pl.DataFrame([{c: r.get(c) for c in schema} for r in rows], schema=schema)
 
 
-def upsert(table: str, rows: pl.DataFrame, replace_project: str | None = None, path: Path | None = None) -> int:
+def upsert(table: str, rows: pl.DataFrame, replace_project: str | None = None, path: Path | None = None,
+           replace_keys: Sequence[str] | None = None) -> int:
     """Insert or replace `rows` by primary key in one transaction.
 
     With `replace_project`, rows of that project that are not in `rows` are deleted: the table
-    then holds exactly the project's current state, whatever ran before.
+    then holds exactly the project's current state, whatever ran before. With `replace_keys`
+    (fragment keys), the rows of those fragments are replaced as a whole.
     """
-    columns = list(POLARS[table])
-    rows = rows.select(columns)
-    key = KEYS[table]
+    return upsert_many([(table, rows)], replace_project, path, replace_keys)
+
+
+def upsert_many(writes: Sequence[tuple[str, pl.DataFrame]], replace_project: str | None = None,
+                path: Path | None = None, replace_keys: Sequence[str] | None = None) -> int:
+    """Several tables' upserts in one transaction, so a batch is committed whole or not at all."""
+    written = 0
     with duck.connect(path or db_path()) as con:
         create_tables(con)
-        con.register("_rows", rows.to_arrow())
         con.execute("BEGIN")
         try:
-            if replace_project is not None:
+            for table, rows in writes:
+                columns = list(POLARS[table])
+                rows = rows.select(columns)
+                key = KEYS[table]
+                con.register("_rows", rows.to_arrow())
+                if replace_project is not None:
+                    con.execute(
+                        f"DELETE FROM {table} WHERE project = ? AND {key} NOT IN (SELECT {key} FROM _rows)",
+                        [replace_project],
+                    )
+                if replace_keys is not None:
+                    con.execute(f"DELETE FROM {table} WHERE key IN (SELECT unnest(?::VARCHAR[]))", [list(replace_keys)])
                 con.execute(
-                    f"DELETE FROM {table} WHERE project = ? AND {key} NOT IN (SELECT {key} FROM _rows)",
-                    [replace_project],
-                )
-            con.execute(f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM _rows")
+                    f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM _rows")
+                con.unregister("_rows")
+                written += rows.height
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")
             raise
-        finally:
-            con.unregister("_rows")
-    return rows.height
+    return written
 
 
 def query(sql: str, params: Sequence[object] = (), path: Path | None = None) -> pl.DataFrame:
@@ -138,6 +239,27 @@ def project_files(project: str, included_only: bool = False) -> pl.DataFrame:
 def project_fragments(project: str) -> pl.DataFrame:
     return query("SELECT * FROM fragments WHERE project = ? ORDER BY dump_start_line NULLS LAST, path, ordinal",
                  [project])
+
+
+def fragments_by_key(keys: Sequence[str], path: Path | None = None) -> pl.DataFrame:
+    """Fragment rows for `keys` with their file's kind, in the order of `keys`."""
+    frame_ = query(
+        "SELECT f.*, fi.kind AS file_kind FROM fragments f JOIN files fi ON fi.id = f.project || '/' || f.path "
+        "WHERE f.key IN (SELECT unnest(?::VARCHAR[]))", [list(keys)], path)
+    order = {k: i for i, k in enumerate(keys)}
+    return frame_.with_columns(pl.col("key").replace_strict(order, default=None).alias("_order")).sort("_order").drop("_order")
+
+
+def evidence_by_key(keys: Sequence[str], path: Path | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(evidence rows joined with their fragment and file kind, candidate rows) for `keys`."""
+    ev = query(
+        "SELECT e.*, f.kind, f.text, f.dump_start_line, f.dump_end_line, f.content_hash AS fragment_hash, "
+        "fi.kind AS file_kind FROM evidence e JOIN fragments f ON f.key = e.key "
+        "JOIN files fi ON fi.id = f.project || '/' || f.path WHERE e.key IN (SELECT unnest(?::VARCHAR[]))",
+        [list(keys)], path)
+    cands = query("SELECT * FROM candidates WHERE key IN (SELECT unnest(?::VARCHAR[])) ORDER BY key, rank",
+                  [list(keys)], path)
+    return ev, cands
 
 
 def project_row(project: str) -> dict | None:

@@ -1,0 +1,327 @@
+"""The retrieval index over all three corpus tables: BM25 (bm25s) + vectors (usearch), one build.
+
+Every row of docs_chunks, api_mapping and label_prototypes becomes one index row, searched the same
+way whatever its table. A build lives in its own folder `build-<version>/` under the index
+directory and is published by atomically replacing the `CURRENT` pointer, so a reader never sees a
+half-written index. The row-aligned vectors of a build double as the embedding cache of the next
+one: a row whose (id, content_hash) is unchanged is never embedded again, and an unchanged corpus
+is a no-op.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import polars as pl
+
+from gd_assets.core import embedding, tokens
+from gd_assets.duck import connect
+
+log = logging.getLogger(__name__)
+
+# Bump when the sparse texts, the file layout or the index parameters below change.
+INDEX_FORMAT = "gd-index-2"
+# Bump when DENSE_FIELDS change: cached vectors of an older dense text are never reused.
+DENSE_FORMAT = "dense-1"
+TABLE_ORDER: tuple[str, ...] = ("api_mapping", "docs_chunks", "label_prototypes")
+# Sparse text: names and signatures next to the prose, so a code cue matches a row by its names.
+SPARSE_FIELDS: dict[str, tuple[str, ...]] = {
+    "docs_chunks": ("title", "class_name", "member_name", "signature", "text"),
+    "api_mapping": ("title", "old_name", "new_name", "class_context", "old_signature", "new_signature", "text"),
+    "label_prototypes": ("title", "cues", "text"),
+}
+# Name fields: the symbols a row is about. Their tokens are indexed a second time as `n:<token>`, a
+# short field where an exact symbol match (a cue `KinematicBody2D`, `yield(`) outweighs prose.
+NAME_FIELDS: dict[str, tuple[str, ...]] = {
+    "docs_chunks": ("class_name", "member_name"),
+    "api_mapping": ("old_name", "new_name", "class_context"),
+    "label_prototypes": ("cues",),
+}
+NAME_PREFIX = "n:"
+# Dense text: what the row means, in the order a reader would say it.
+DENSE_FIELDS: dict[str, tuple[str, ...]] = {
+    "docs_chunks": ("title", "signature", "text"),
+    "api_mapping": ("title", "text"),
+    "label_prototypes": ("title", "text"),
+}
+BM25_PARAMS = {"k1": 1.2, "b": 0.75, "method": "lucene"}
+USEARCH_PARAMS = {"metric": "cos", "dtype": "f16", "connectivity": 16, "expansion_add": 128}
+
+CURRENT = "CURRENT"
+MANIFEST = "manifest.json"
+ROWS_FILE = "rows.arrow"
+VECTORS_FILE = "vectors.f16.npy"
+DENSE_FILE = "dense.usearch"
+BM25_DIR = "bm25"
+
+Progress = Callable[[int, int], None]
+
+
+def current_build(index_dir: Path) -> Path | None:
+    """The folder of the published build, or None when nothing was built yet."""
+    pointer = Path(index_dir) / CURRENT
+    if not pointer.exists():
+        return None
+    build = Path(index_dir) / pointer.read_text().strip()
+    return build if (build / MANIFEST).exists() else None
+
+
+def read_manifest(index_dir: Path) -> dict | None:
+    build = current_build(index_dir)
+    return json.loads((build / MANIFEST).read_text()) if build else None
+
+
+def _embed_signature() -> str:
+    return f"{embedding.embedder_signature()}|{DENSE_FORMAT}"
+
+
+def _index_version(rows: pl.DataFrame) -> str:
+    """Stable over identical inputs: row keys and hashes, tokenizer, embedder and index parameters."""
+    h = hashlib.sha256()
+    h.update(json.dumps([INDEX_FORMAT, DENSE_FORMAT, tokens.TOKENIZER_VERSION, embedding.embedder_signature(),
+                         BM25_PARAMS, USEARCH_PARAMS], sort_keys=True).encode())
+    for table, rid, chash in zip(rows["table"], rows["id"], rows["content_hash"]):
+        h.update(f"\n{table}\t{rid}\t{chash}".encode())
+    return h.hexdigest()[:16]
+
+
+def _join(values: list[object]) -> str:
+    parts: list[str] = []
+    for value in values:
+        if value is None:
+            continue
+        if isinstance(value, (list, tuple)):
+            parts.extend(str(v) for v in value if v)
+        elif str(value):
+            parts.append(str(value))
+    return "\n".join(parts)
+
+
+def _renames(con) -> dict[tuple[str, str], set[str]]:
+    """Other names of a symbol across versions, from the rename rows of api_mapping.
+
+    Keyed by (kind, name) with kind `class` or `member`, both directions: a Godot 4 row named
+    CharacterBody2D also answers to KinematicBody2D, so one code cue reaches both versions' rows.
+    """
+    out: dict[tuple[str, str], set[str]] = {}
+    try:
+        pairs = con.execute(
+            "SELECT category, old_name, new_name FROM api_mapping "
+            "WHERE change_kind = 'renamed' AND old_name IS NOT NULL AND new_name IS NOT NULL").fetchall()
+    except Exception:  # no api_mapping table yet
+        return out
+    for category, old, new in pairs:
+        kind = "class" if category in ("class", "builtin_type") else "member"
+        if old != new:
+            out.setdefault((kind, new), set()).add(old)
+            out.setdefault((kind, old), set()).add(new)
+    return out
+
+
+def _aliases(record: dict, renames: dict[tuple[str, str], set[str]]) -> list[str]:
+    if record.get("member_kind") == "class" and record.get("class_name"):
+        return sorted(renames.get(("class", record["class_name"]), ()))
+    if record.get("member_name") and record.get("member_kind") != "page_section":
+        return sorted(renames.get(("member", record["member_name"]), ()))
+    return []
+
+
+def read_corpus(db_path: Path) -> pl.DataFrame:
+    """All rows of the three tables, in table order then id order, with their sparse and dense texts."""
+    frames: list[pl.DataFrame] = []
+    with connect(db_path) as con:
+        present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        renames = _renames(con) if "api_mapping" in present else {}
+        for table in TABLE_ORDER:
+            if table not in present:
+                log.warning("%s has no table %s yet: indexing without it", db_path, table)
+                continue
+            df = con.sql(f"SELECT * FROM {table} ORDER BY id").pl()
+            if df.height == 0:
+                continue
+            records = df.to_dicts()
+            names = [_join([r.get(f) for f in NAME_FIELDS[table]] + [_aliases(r, renames)]) for r in records]
+            frames.append(pl.DataFrame({
+                "table": [table] * df.height,
+                "id": df["id"],
+                "title": df["title"],
+                "text": df["text"],
+                "content_hash": df["content_hash"],
+                "sparse_text": [_join([r.get(f) for f in SPARSE_FIELDS[table]]) for r in records],
+                "name_text": names,
+                "dense_text": [_join([r.get(f) for f in DENSE_FIELDS[table]]) for r in records],
+            }, schema={"table": pl.String, "id": pl.String, "title": pl.String, "text": pl.String,
+                       "content_hash": pl.String, "sparse_text": pl.String, "name_text": pl.String,
+                       "dense_text": pl.String}))
+    if not frames:
+        raise ValueError(f"{db_path} has no rows in {', '.join(TABLE_ORDER)}: build the corpus tables first")
+    return pl.concat(frames)
+
+
+def _cached_vectors(index_dir: Path, rows: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Vectors of the previous build for rows whose (id, content_hash) is unchanged, and a found mask."""
+    found = np.zeros(rows.height, dtype=bool)
+    vectors = np.zeros((rows.height, embedding.DIMENSIONS), dtype=np.float32)
+    build = current_build(index_dir)
+    if build is None:
+        return vectors, found
+    manifest = json.loads((build / MANIFEST).read_text())
+    if manifest.get("embed_signature") != _embed_signature():
+        log.info("embedder changed since the last build: every row is embedded again")
+        return vectors, found
+    old = pl.read_ipc(build / ROWS_FILE, columns=["table", "id", "content_hash"])
+    old = old.with_row_index("old_pos")
+    new = rows.select("table", "id", "content_hash").with_row_index("new_pos")
+    hit = new.join(old, on=["table", "id", "content_hash"], how="inner")
+    if hit.height:
+        old_vectors = np.load(build / VECTORS_FILE, mmap_mode="r")
+        new_pos = hit["new_pos"].to_numpy()
+        vectors[new_pos] = old_vectors[hit["old_pos"].to_numpy()].astype(np.float32)
+        found[new_pos] = True
+    return vectors, found
+
+
+def _write_bm25(folder: Path, sparse_texts: list[str], name_texts: list[str]) -> None:
+    import bm25s
+
+    corpus_tokens = [
+        (tokens.tokenize(text) + [NAME_PREFIX + t for t in tokens.tokenize(names)]) or [""]
+        for text, names in zip(sparse_texts, name_texts)
+    ]
+    retriever = bm25s.BM25(**BM25_PARAMS)
+    retriever.index(corpus_tokens, show_progress=False)
+    retriever.save(str(folder), show_progress=False)
+
+
+def _write_dense(path: Path, vectors: np.ndarray) -> None:
+    from usearch.index import Index
+
+    index = Index(ndim=vectors.shape[1], **USEARCH_PARAMS)
+    index.add(np.arange(len(vectors), dtype=np.uint64), vectors, threads=os.cpu_count() or 1)
+    index.save(str(path))
+
+
+def _write_rows(path: Path, rows: pl.DataFrame) -> None:
+    """Row metadata as an uncompressed Arrow IPC file (plain large strings), memory-mappable."""
+    import pyarrow as pa
+
+    table = rows.to_arrow()
+    table = table.cast(pa.schema([pa.field(f.name, pa.large_string()) for f in table.schema]))
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+
+
+def _folder_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def _publish(index_dir: Path, staging: Path, version: str) -> Path:
+    """Move the finished build into place, then swap the pointer; older builds but one are removed."""
+    final = index_dir / f"build-{version}"
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(staging, final)
+    fd, tmp = tempfile.mkstemp(dir=index_dir, prefix=".current-")
+    with os.fdopen(fd, "w") as f:
+        f.write(final.name + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    previous = current_build(index_dir)
+    os.replace(tmp, index_dir / CURRENT)
+    # Keep the previous build: a reader that loaded it a moment ago may still be opening its files.
+    keep = {final.name} | ({previous.name} if previous else set())
+    for old in index_dir.glob("build-*"):
+        if old.name not in keep:
+            shutil.rmtree(old, ignore_errors=True)
+    for stale in index_dir.glob(".staging-*"):
+        if time.time() - stale.stat().st_mtime > 24 * 3600:
+            shutil.rmtree(stale, ignore_errors=True)
+    return final
+
+
+def build_index(db_path: Path, index_dir: Path, progress: Progress | None = None, force: bool = False) -> dict:
+    """Build (or refresh) the index of the corpus at `db_path` into `index_dir`; returns figures.
+
+    Only rows whose (id, content_hash) is new are embedded; when every row and parameter is the
+    same as in the published build nothing is written at all (`skipped: true`).
+    """
+    started = time.perf_counter()
+    db_path, index_dir = Path(db_path), Path(index_dir)
+    index_dir.mkdir(parents=True, exist_ok=True)
+    rows = read_corpus(db_path)
+    version = _index_version(rows)
+    per_table = {t: int(n) for t, n in rows.group_by("table").len().iter_rows()}
+    manifest = read_manifest(index_dir)
+    if manifest and manifest.get("index_version") == version and not force:
+        return {**manifest["stats"], "skipped": True, "embedded": 0, "reused": rows.height,
+                "seconds": round(time.perf_counter() - started, 3)}
+
+    vectors, found = _cached_vectors(index_dir, rows)
+    missing = np.flatnonzero(~found)
+    t_embed = time.perf_counter()
+    if len(missing):
+        dense_texts = rows["dense_text"].to_list()
+        vectors[missing] = embedding.embed([dense_texts[i] for i in missing], progress=progress)
+    embed_seconds = time.perf_counter() - t_embed
+
+    staging = Path(tempfile.mkdtemp(dir=index_dir, prefix=".staging-"))
+    try:
+        t_sparse = time.perf_counter()
+        _write_bm25(staging / BM25_DIR, rows["sparse_text"].to_list(), rows["name_text"].to_list())
+        sparse_seconds = time.perf_counter() - t_sparse
+        t_dense = time.perf_counter()
+        np.save(staging / VECTORS_FILE, vectors.astype(np.float16))
+        _write_dense(staging / DENSE_FILE, vectors)
+        dense_seconds = time.perf_counter() - t_dense
+        _write_rows(staging / ROWS_FILE, rows.select("table", "id", "title", "text", "content_hash"))
+        starts = {}
+        pos = 0
+        for table in TABLE_ORDER:
+            n = per_table.get(table, 0)
+            starts[table] = [pos, pos + n]
+            pos += n
+        stats = {
+            "index_version": version,
+            "rows": rows.height,
+            "rows_per_table": {t: per_table.get(t, 0) for t in TABLE_ORDER},
+            "embedded": int(len(missing)),
+            "reused": int(found.sum()),
+            "embed_rows_per_second": round(len(missing) / embed_seconds, 1) if len(missing) else None,
+            "embed_seconds": round(embed_seconds, 2),
+            "sparse_seconds": round(sparse_seconds, 2),
+            "dense_seconds": round(dense_seconds, 2),
+            "bytes": {
+                "bm25": _folder_bytes(staging / BM25_DIR),
+                "usearch": (staging / DENSE_FILE).stat().st_size,
+                "vectors": (staging / VECTORS_FILE).stat().st_size,
+                "rows": (staging / ROWS_FILE).stat().st_size,
+            },
+        }
+        stats["seconds"] = round(time.perf_counter() - started, 2)
+        manifest = {
+            "index_version": version,
+            "format": INDEX_FORMAT,
+            "tokenizer": tokens.TOKENIZER_VERSION,
+            "embed_signature": _embed_signature(),
+            "bm25": BM25_PARAMS,
+            "usearch": USEARCH_PARAMS,
+            "tables": starts,
+            "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "source": str(db_path),
+            "stats": stats,
+        }
+        (staging / MANIFEST).write_text(json.dumps(manifest, indent=2))
+        _publish(index_dir, staging, version)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return {**stats, "skipped": False}

@@ -1,0 +1,115 @@
+"""`fragment_evidence`: cues and hybrid-retrieval candidates for each fragment partition.
+
+Many partitions run in one process (one model load, batched embeddings); each fragment's
+materialisation is recorded the moment its batch is committed, so a crash loses no finished one.
+"""
+
+import datetime as dt
+import json
+from typing import Iterator
+
+import dagster as dg
+
+from gd_assets import store
+from gd_assets.assets.metadata import line_range, md_table
+from gd_assets.core.cues import DEFAULT_REQUEST
+from gd_assets.core.evidence import Evidence, gather_evidence
+from gd_assets.core.retrieval import RetrievalParams
+from gd_assets.partitions import fragments_partitions
+from gd_assets.resources import AnalysisStore, RetrievalIndex
+
+PARAMS = RetrievalParams()
+BATCH = 64
+
+
+class EvidenceConfig(dg.Config):
+    request: str = DEFAULT_REQUEST
+    batch_size: int = BATCH
+
+
+def tracking(frag: dict) -> str:
+    """Where a fragment is, for people: `player.gd 12-26 (dump E020-E034)`."""
+    where = f"{frag['path']} {line_range(frag['start_line'], frag['end_line'])}"
+    if frag.get("dump_start_line") is not None:
+        where += f" (dump {line_range(frag['dump_start_line'], frag['dump_end_line'], 'E')})"
+    return where
+
+
+def short_place(frag: dict) -> str:
+    """`player.gd E020-E034` for dumps, `player.gd 12-26` otherwise (the seed's status notation)."""
+    if frag.get("dump_start_line") is not None:
+        return f"{frag['path']} {line_range(frag['dump_start_line'], frag['dump_end_line'], 'E')}"
+    return f"{frag['path']} {line_range(frag['start_line'], frag['end_line'])}"
+
+
+def evidence_rows(frag: dict, ev: Evidence, corpus_version: str, index_version: str,
+                  request: str) -> tuple[dict, list[dict]]:
+    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    row = {
+        "key": frag["key"], "project": frag["project"], "path": frag["path"], "start_line": frag["start_line"],
+        "end_line": frag["end_line"], "content_hash": frag["content_hash"],
+        "cues": json.dumps([{"cue": c.cue, "from": c.source} for c in ev.cues], ensure_ascii=False),
+        "dense_text": ev.dense_text, "request": request, "corpus_version": corpus_version, "index_version": index_version,
+        "retrieval_version": PARAMS.version(), "computed_at": now,
+    }
+    cands = [{
+        "id": f"{frag['key']}#{c.rank}", "key": frag["key"], "project": frag["project"], "rank": c.rank,
+        "corpus_table": c.table, "row_id": c.id, "title": c.title, "text": c.text, "sparse_score": c.sparse_score,
+        "sparse_rank": c.sparse_rank, "dense_score": c.dense_score, "score": c.score, "table_rank": c.table_rank,
+    } for c in ev.candidates]
+    return row, cands
+
+
+def debug_metadata(frag: dict, ev: Evidence) -> dict:
+    """The debug view: tracking (not searched) apart from what went into the retriever."""
+    return {
+        "tracking (not searched)": dg.MetadataValue.text(tracking(frag)),
+        "fragment": dg.MetadataValue.md(f"```gdscript\n{frag['text'][:4000]}\n```"),
+        "cues (retriever input)": dg.MetadataValue.md(
+            "\n".join(f"- `{c.cue}` ({c.source})" for c in ev.cues) or "(none)"),
+        "candidates": dg.MetadataValue.md(md_table(
+            ["rank", "table", "title", "sparse rank", "dense", "score"],
+            [(c.rank, c.table, c.title, c.sparse_rank or "", f"{c.dense_score:.3f}", f"{c.score:.3f}")
+             for c in ev.candidates])),
+        "candidate_count": len(ev.candidates),
+        "content_hash": frag["content_hash"],
+    }
+
+
+@dg.asset(
+    partitions_def=fragments_partitions,
+    deps=[dg.AssetDep("fragments", partition_mapping=dg.AllPartitionMapping()), dg.AssetKey("corpus_index")],
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    output_required=False,
+    group_name="projects",
+    code_version=f"evidence-1|{PARAMS.version()}",
+    kinds={"duckdb"},
+    description="Cues of each fragment's body and the candidates hybrid retrieval found in the three tables.",
+)
+def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig, analysis_store: AnalysisStore,
+                      retrieval_index: RetrievalIndex) -> Iterator[dg.AssetMaterialization]:
+    keys = list(context.partition_keys)
+    db = analysis_store.db()
+    index = retrieval_index.load()
+    corpus_version = retrieval_index.corpus_version()
+    done = 0
+    for start in range(0, len(keys), config.batch_size):
+        batch = keys[start:start + config.batch_size]
+        frags = store.fragments_by_key(batch, db).to_dicts()
+        missing = set(batch) - {f["key"] for f in frags}
+        if missing:
+            raise dg.Failure(f"{len(missing)} fragment partitions have no fragment row (e.g. {sorted(missing)[0]}): "
+                             "re-run `fragments` for their project")
+        context.log.info("on " + ", ".join(short_place(f) for f in frags) + f"; {len(keys) - done - len(frags)} remain after these")
+        found = gather_evidence(frags, index, PARAMS, config.request)
+        rows, cands = [], []
+        for frag, ev in zip(frags, found):
+            row, cand_rows = evidence_rows(frag, ev, corpus_version, index.version, config.request)
+            rows.append(row)
+            cands.extend(cand_rows)
+        store.upsert_many([("evidence", store.frame("evidence", rows)),
+                           ("candidates", store.frame("candidates", cands))], path=db, replace_keys=batch)
+        for frag, ev in zip(frags, found):
+            yield dg.AssetMaterialization(asset_key=context.asset_key, partition=frag["key"],
+                                          metadata=debug_metadata(frag, ev))
+        done += len(frags)

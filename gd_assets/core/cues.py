@@ -1,0 +1,325 @@
+"""Retriever input: symbol cues taken from a fragment's body, never from its path.
+
+GDScript cues come from the tree-sitter tree (called names, attribute chains, call shapes with
+their arguments, `extends` targets, node paths, annotations and version-specific syntax); other
+text (project.godot, scenes, resources, shaders) gives section keys, header attributes, resource
+and node types. The analysis request adds `Godot 3`, `Godot 4`, `migration` when it asks for them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+import tree_sitter as ts
+
+from gd_assets.core.slicing import gdscript_parser
+
+DEFAULT_REQUEST = (
+    "Check whether this project is Godot 3 or Godot 4 and, where needed, find evidence for converting it"
+)
+MAX_SHAPE = 80
+
+
+@dataclass(frozen=True)
+class Cue:
+    cue: str
+    source: str  # where in the body it came from: call, call_shape, attribute, extends, syntax, ...
+
+
+class _Cues:
+    """An ordered, de-duplicated cue list."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Cue] = {}
+
+    def add(self, cue: str, source: str) -> None:
+        cue = cue.strip()
+        if cue and cue not in self.items:
+            self.items[cue] = Cue(cue, source)
+
+
+def request_cues(request: str) -> list[Cue]:
+    """`Godot 3`, `Godot 4`, `migration` when the request asks about versions or migration."""
+    text = request.lower()
+    if re.search(r"godot\s*[34]|version|migrat|convert|upgrad|port", text):
+        return [Cue("Godot 3", "request"), Cue("Godot 4", "request"), Cue("migration", "request")]
+    return []
+
+
+def extract_cues(kind: str, text: str, request: str = DEFAULT_REQUEST, file_kind: str | None = None) -> list[Cue]:
+    """Cues of one fragment body; `kind` is the fragment kind, `file_kind` the file's kind."""
+    cues = _Cues()
+    if file_kind == "gdscript" or (file_kind is None and kind in _GD_KINDS):
+        _gdscript_cues(text, cues)
+    elif file_kind in ("project", "config") or kind in ("preamble", "section"):
+        _ini_cues(text, cues)
+    elif file_kind in ("scene", "resource") or kind in _SCENE_KINDS:
+        _scene_cues(text, cues)
+    else:
+        _word_cues(text, cues)
+    for cue in request_cues(request):
+        cues.add(cue.cue, cue.source)
+    return list(cues.items.values())
+
+
+_GD_KINDS = {"declaration", "function", "function_part", "class", "comment", "unparsed"}
+_SCENE_KINDS = {"gd_scene", "gd_resource", "ext_resource", "sub_resource", "node", "connection", "editable",
+                "resource"}
+
+
+# --- GDScript -------------------------------------------------------------------------------------
+
+def _parse(text: str) -> ts.Node:
+    """Parse a fragment; a part of a long function starts indented, so it is wrapped in a function."""
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    if first[:1] in (" ", "\t"):
+        text = "func __fragment__():\n" + text
+    return gdscript_parser().parse(text.encode("utf-8")).root_node
+
+
+def _text(node: ts.Node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _arg_shape(node: ts.Node) -> str:
+    if node.type in ("identifier", "string", "integer", "float", "true", "false", "null", "string_name",
+                     "node_path", "get_node") or (node.type == "attribute" and node.child_count <= 3
+                                                   and all(c.type in ("identifier", ".") for c in node.children)):
+        shape = _text(node)
+        return shape if len(shape) <= 30 else "…"
+    if node.type == "identifier" or _text(node) == "self":
+        return _text(node)
+    return "…"
+
+
+def _call_shape(name: str, arguments: ts.Node | None) -> str:
+    args = [] if arguments is None else [_arg_shape(a) for a in arguments.named_children]
+    shape = f"{name}({', '.join(args)})"
+    return shape if len(shape) <= MAX_SHAPE else f"{name}(…)"
+
+
+def _gdscript_cues(text: str, cues: _Cues) -> None:
+    root = _parse(text)
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        _node_cues(node, cues)
+        stack.extend(reversed(node.children))
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("#") and "TODOConverter" in stripped:
+            cues.add("TODOConverter", "converter_leftover")
+            cues.add(stripped.lstrip("#").strip()[:MAX_SHAPE], "converter_leftover")
+
+
+def _node_cues(node: ts.Node, cues: _Cues) -> None:
+    kind = node.type
+    if not node.is_named:
+        return
+    if kind == "extends_statement":
+        for child in node.named_children:
+            target = _text(child).strip()
+            cues.add(target.split(".")[-1] if not target.startswith('"') else target, "extends")
+    elif kind == "function_definition":
+        name = node.child_by_field_name("name")
+        if name is not None and _text(name) != "__fragment__":
+            cues.add(_text(name), "function")
+        for child in node.children:
+            if child.type == "remote_keyword":
+                cues.add(_text(child), "syntax")
+            elif child.type == "static_keyword":
+                cues.add("static func", "syntax")
+    elif kind == "call":
+        name = _text(node.children[0])
+        cues.add(name, "call")
+        cues.add(_call_shape(name, node.child_by_field_name("arguments")), "call_shape")
+        if name in ("yield", "super", "preload", "load"):
+            cues.add(name + "(", "syntax")
+        arguments = node.child_by_field_name("arguments")
+        if name == "connect" and arguments is not None and arguments.named_children[:1] and \
+                arguments.named_children[0].type == "string":
+            cues.add('connect("signal", …) string', "syntax")
+    elif kind == "attribute":
+        _attribute_cues(node, cues)
+    elif kind == "base_call":
+        cues.add("." + _text(node.children[0]) + "(", "syntax")
+    elif kind == "get_node":
+        path = _text(node)
+        cues.add(path, "node_path")
+        cues.add(re.split(r"[/.]", path.lstrip("$%").strip('"'))[-1], "node_path")
+    elif kind in ("string_name", "node_path"):
+        cues.add("&\"\"" if kind == "string_name" else "^\"\"", "syntax")
+    elif kind == "annotation":
+        ident = node.named_children[0] if node.named_children else None
+        if ident is not None:
+            cues.add("@" + _text(ident), "annotation")
+    elif kind == "export_variable_statement":
+        arguments = node.child_by_field_name("arguments")
+        cues.add("export(" if arguments is not None else "export", "syntax")
+        if arguments is not None:
+            cues.add(_call_shape("export", arguments), "call_shape")
+    elif kind == "onready_variable_statement":
+        cues.add("onready", "syntax")
+    elif kind == "setget" and node.is_named:
+        if any(c.type in ("setter", "getter") for c in node.named_children):
+            cues.add("setget", "syntax")
+        else:
+            cues.add("set(value):", "syntax")
+    elif kind == "remote_keyword":
+        cues.add(_text(node), "syntax")
+    elif kind == "await_expression":
+        cues.add("await", "syntax")
+    elif kind == "lambda":
+        cues.add("func() lambda", "syntax")
+    elif kind == "expression_statement" and _text(node).strip() == "tool":
+        cues.add("tool", "syntax")
+    elif kind == "signal_statement":
+        cues.add("signal", "syntax")
+    elif kind == "type":
+        _type_cues(node, cues)
+    elif kind == "identifier" and node.parent is not None and node.parent.type not in ("attribute_call",):
+        name = _text(node)
+        if re.fullmatch(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*", name) or re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+", name):
+            cues.add(name, "identifier")
+    elif kind == "comment" and "TODOConverter" in _text(node):
+        cues.add("TODOConverter", "converter_leftover")
+
+
+def _type_cues(node: ts.Node, cues: _Cues) -> None:
+    for ident in (c for c in _walk(node) if c.type == "identifier"):
+        name = _text(ident)
+        if name[:1].isupper():
+            cues.add(name, "type")
+
+
+def _walk(node: ts.Node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
+    """`Input.is_action_pressed`, `Vector2.ZERO`, `position.clamp`: each base with its next member."""
+    parts: list[tuple[str, ts.Node]] = []
+    for child in node.children:
+        if child.type == ".":
+            continue
+        if child.type == "attribute_call":
+            name = _text(child.children[0])
+            parts.append((name, child))
+            cues.add("." + name, "call")
+            cues.add(_call_shape(name, child.child_by_field_name("arguments")), "call_shape")
+            if name == "connect":
+                args = child.child_by_field_name("arguments")
+                first = args.named_children[0] if args is not None and args.named_children else None
+                if first is not None and first.type == "string":
+                    cues.add('connect("signal", …) string', "syntax")
+                elif first is not None:
+                    cues.add(".connect(callable)", "syntax")
+        elif child.type == "identifier":
+            parts.append((_text(child), child))
+        elif child.type == "call":
+            parts.append((_text(child.children[0]) + "()", child))
+        elif child.type == "get_node":
+            parts.append((_text(child), child))
+        elif child.type == "attribute_subscript":
+            parts.append((_text(child.children[0]), child))
+        else:
+            parts.append(("", child))
+    for (base, _), (member, _) in itertools.pairwise(parts):
+        if base and member:
+            cues.add(f"{base}.{member}", "attribute")
+
+
+# --- project.godot / .cfg, scenes and resources, other text ----------------------------------------
+
+_KEY = re.compile(r"^([A-Za-z_][\w/.\-]*)\s*=\s*(.*)$")
+_SECTION = re.compile(r"^\[([^\]]+)\]")
+_CONSTRUCTOR = re.compile(r"\b([A-Z][A-Za-z0-9_]+)\(( ?)")
+_HEADER_ATTR = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|[^\s\]]+)')
+_OBJECT_KEYS = re.compile(r'"(scancode|physical_scancode|keycode|physical_keycode|button_index|'
+                          r'alt|shift|control|meta|command|alt_pressed|shift_pressed|ctrl_pressed|meta_pressed|'
+                          r'button_mask|factor|key_label|window_id|location)"\s*:')
+
+
+def _value_cues(value: str, cues: _Cues) -> None:
+    for name, space in _CONSTRUCTOR.findall(value):
+        cues.add(name, "value_type")
+        if name in ("ExtResource", "SubResource"):
+            cues.add(f"{name}( … )" if space else f'{name}("…")', "call_shape")
+    for key in _OBJECT_KEYS.findall(value):
+        cues.add(key, "input_event_key")
+
+
+def _ini_cues(text: str, cues: _Cues) -> None:
+    for line in text.split("\n"):
+        section = _SECTION.match(line)
+        if section:
+            cues.add(f"[{section.group(1)}]", "section")
+            cues.add(section.group(1), "section")
+            continue
+        if line.startswith(";"):
+            if "converter" in line.lower() or "godot" in line.lower():
+                cues.add(line.lstrip("; ").strip()[:MAX_SHAPE], "comment")
+            continue
+        match = _KEY.match(line)
+        if not match:
+            _value_cues(line, cues)
+            continue
+        key, value = match.groups()
+        cues.add(key, "key")
+        short = value.strip()
+        if len(short) <= 40 and "(" not in short:
+            cues.add(f"{key}={short}", "key_value")
+            if short.startswith('"res://'):
+                cues.add(short.strip('"'), "value")
+        _value_cues(value, cues)
+
+
+def _scene_cues(text: str, cues: _Cues) -> None:
+    for line in text.split("\n"):
+        if line.startswith("["):
+            tag = line[1:].split(" ", 1)[0].rstrip("]")
+            cues.add(tag, "scene_header")
+            attrs = dict(_HEADER_ATTR.findall(line))
+            for name in ("format", "load_steps"):
+                if name in attrs:
+                    cues.add(f"{name}={attrs[name]}", "scene_header")
+            if "uid" in attrs:
+                cues.add("uid=", "scene_header")
+            if "type" in attrs:
+                cues.add(attrs["type"].strip('"'), "resource_type" if tag != "node" else "node_type")
+            if "id" in attrs:
+                cues.add("id=" + ("string" if attrs["id"].startswith('"') else "integer"), "scene_header")
+            if tag == "connection":
+                for name in ("signal", "method"):
+                    if name in attrs:
+                        cues.add(attrs[name].strip('"'), "connection")
+            continue
+        match = _KEY.match(line)
+        if match:
+            key, value = match.groups()
+            cues.add(key, "property")
+            _value_cues(value, cues)
+        else:
+            _value_cues(line, cues)
+
+
+def _word_cues(text: str, cues: _Cues) -> None:
+    for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", text):
+        cues.add(word, "word")
+        if len(cues.items) > 60:
+            break
+
+
+def dense_text(text: str, cues: list[Cue], limit: int = 1500) -> str:
+    """What the dense search embeds: the main symbols, then the body (cut to `limit` characters)."""
+    main = [c.cue for c in cues if c.source not in ("request", "call_shape")][:20]
+    return (" ".join(main) + "\n" + text)[:limit]
+
+
+def sparse_terms(cues: list[Cue]) -> list[str]:
+    """What the sparse search matches: every cue (call shapes and request words included)."""
+    return [c.cue for c in cues]

@@ -1,0 +1,84 @@
+"""The migration report: Markdown, and one self-contained HTML page (no external assets)."""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Mapping, Sequence
+
+from gd_assets.assets.metadata import line_range
+
+COLORS = {"godot3": "#d9534f", "godot4": "#3c8dbc", "neutral": "#bbbbbb"}
+
+
+def _place(f: Mapping) -> str:
+    where = f"{f['path']} {line_range(f['start_line'], f['end_line'])}"
+    if f.get("dump_start_line") is not None:
+        where += f" (dump {line_range(f['dump_start_line'], f['dump_end_line'], 'E')})"
+    return where
+
+
+def _evidence(f: Mapping) -> list[dict]:
+    value = f.get("evidence")
+    return json.loads(value) if isinstance(value, str) else list(value or [])
+
+
+def markdown(summary: Mapping, fragments: Sequence[Mapping]) -> str:
+    c = summary["counts"]
+    lines = [f"# Migration report: {summary['project']}", "",
+             f"**Verdict: {summary['verdict']}** (confidence {summary['confidence']:.2f})", "",
+             summary["explanation"], "",
+             f"{c['fragments']} fragments: {c['godot3']} Godot 3, {c['godot4']} Godot 4, {c['neutral']} neutral; "
+             f"{c['migration_needed']} need migration.", "", "## Files", "",
+             "| file | verdict | Godot 3 | Godot 4 | neutral | migration |", "|---|---|---|---|---|---|"]
+    lines += [f"| {f['path']} | {f['verdict']} | {f['godot3']} | {f['godot4']} | {f['neutral']} | {f['migration_needed']} |"
+              for f in summary["files"]]
+    todo = [f for f in fragments if f["migration_needed"]]
+    lines += ["", f"## Fragments that need migration ({len(todo)})", ""]
+    for f in todo:
+        lines += [f"### {_place(f)}", "", f"`{f['key']}` — {f['signal']}, confidence {f['confidence']:.2f}", "",
+                  f["rationale"], ""]
+        ev = _evidence(f)
+        if ev:
+            lines += [f"- ({e['n']}) {e['table']}: {e['title']}" for e in ev] + [""]
+        lines += ["```gdscript", f["text"], "```", ""]
+    return "\n".join(lines)
+
+
+def _bar(f: Mapping) -> str:
+    total = max(1, f["godot3"] + f["godot4"] + f["neutral"])
+    parts = "".join(
+        f'<span style="width:{100 * f[s] / total:.1f}%;background:{COLORS[s]}" title="{s}: {f[s]}"></span>'
+        for s in ("godot3", "godot4", "neutral") if f[s])
+    return f'<div class="bar">{parts}</div>'
+
+
+def html_page(summary: Mapping, fragments: Sequence[Mapping]) -> str:
+    esc = html.escape
+    c = summary["counts"]
+    rows = "".join(
+        f"<tr><td>{esc(f['path'])}</td><td>{esc(f['verdict'])}</td><td>{_bar(f)}</td>"
+        f"<td>{f['godot3']}</td><td>{f['godot4']}</td><td>{f['neutral']}</td><td>{f['migration_needed']}</td></tr>"
+        for f in summary["files"])
+    items = []
+    for f in fragments:
+        if not f["migration_needed"]:
+            continue
+        ev = "".join(f"<li>({e['n']}) {esc(e['table'])}: {esc(e['title'])}</li>" for e in _evidence(f))
+        items.append(
+            f"<section><h3>{esc(_place(f))}</h3><p><code>{esc(f['key'])}</code> — {esc(f['signal'])}, "
+            f"confidence {f['confidence']:.2f}</p><p>{esc(f['rationale'])}</p>"
+            f"{'<ul>' + ev + '</ul>' if ev else ''}<pre>{esc(f['text'])}</pre></section>")
+    style = ("body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
+             "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3em;text-align:left}"
+             ".bar{display:flex;width:14em;height:.9em;background:#eee}.bar span{display:block;height:100%}"
+             "pre{background:#f6f6f6;padding:.6em;overflow:auto}section{border-top:1px solid #ccc;margin-top:1em}")
+    legend = " ".join(f'<span style="color:{v}">■</span> {k}' for k, v in COLORS.items())
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>Migration report: {esc(summary['project'])}"
+            f"</title><style>{style}</style></head><body><h1>Migration report: {esc(summary['project'])}</h1>"
+            f"<p><b>Verdict: {esc(summary['verdict'])}</b> (confidence {summary['confidence']:.2f})</p>"
+            f"<p>{esc(summary['explanation'])}</p><p>{c['fragments']} fragments: {c['godot3']} Godot 3, "
+            f"{c['godot4']} Godot 4, {c['neutral']} neutral; {c['migration_needed']} need migration.</p>"
+            f"<h2>Files</h2><p>{legend}</p><table><tr><th>file</th><th>verdict</th><th>signals</th><th>G3</th>"
+            f"<th>G4</th><th>neutral</th><th>migration</th></tr>{rows}</table>"
+            f"<h2>Fragments that need migration ({len(items)})</h2>{''.join(items)}</body></html>")
