@@ -10,6 +10,7 @@ from gd_assets.core.cues import Cue
 from gd_assets.core.judges import JudgeError, JudgeInput
 from gd_assets.core.judges.prompt import (
     JSON_SCHEMA,
+    PROMPT_VERSION,
     SYSTEM,
     TRUNCATED,
     PromptBudget,
@@ -154,12 +155,17 @@ def test_schema_of_an_item_stops_legend_numbers_at_the_shown_count():
 
 
 def test_parse_answer_is_lenient_about_wrapping_and_control_characters():
-    raw = '```json\n{"related": [1, "2"], "signal": "godot3", "migration_needed": true, "confidence": 0.8, ' \
+    raw = '```json\n{"related": [1, "(2)", 2.0], "signal": "godot3", "migration_needed": true, "confidence": 0.8, ' \
           '"rationale": "line one\nline\ttwo", "evidence": [2]}\n```'
     j = parse_answer(raw, item())
     assert (j.key, j.signal, j.migration_needed, j.related, j.evidence) == ("player.gd::_process", "godot3",
                                                                              True, [1, 2], [2])
     assert j.rationale == "line one line two"
+
+
+def test_budget_version_names_the_prompt_version_and_changes_with_the_budget():
+    assert PromptBudget().version().startswith(PROMPT_VERSION)
+    assert PromptBudget().version() != PromptBudget(fragment=100).version()
 
 
 def test_parse_answer_rejects_candidates_not_offered():
@@ -178,6 +184,7 @@ def test_parse_answer_rejects_candidates_not_shown():
     ('{"related": [1], "signal": "godot3"}', "lacks"),
     (answer(signal="godot5"), "signal"),
     (answer(confidence=3), "outside 0..1"),
+    (answer(related=[1.5]), "not a candidate number"),
 ])
 def test_parse_answer_rejects_malformed_answers_naming_the_fragment(text, reason):
     with pytest.raises(JudgeError, match=f"player.gd::_process.*{reason}"):

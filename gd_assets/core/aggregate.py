@@ -86,7 +86,7 @@ def explain(verdict: str, counts: Mapping[str, int], folders: list[dict], files:
 
 def _where(side: str, folders: list[dict], files: list[dict], limit: int = 5) -> list[str]:
     """The folders (or files, in a flat project) holding the minority signals, biggest first."""
-    places = folders if len([f for f in folders if f[side]]) > 1 else files
+    places = folders if len(folders) > 1 else files
     hits = sorted((p for p in places if p[side]), key=lambda p: (-p[side], p["path"]))
     label = "Godot 3" if side == "godot3" else "Godot 4"
     out = [f"{p['path']}: {p[side]} {label} fragment{'s' if p[side] != 1 else ''}" for p in hits[:limit]]

@@ -163,7 +163,7 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
     elif kind == "onready_variable_statement":
         cues.add("onready", "syntax")
     elif kind == "setget" and node.is_named:
-        if any(c.type in ("setter", "getter") for c in node.named_children):
+        if any(c.type == "setget" and not c.is_named for c in node.children):
             cues.add("setget", "syntax")
         else:
             cues.add("set(value):", "syntax")
@@ -183,8 +183,24 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         name = _text(node)
         if re.fullmatch(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*", name) or re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+", name):
             cues.add(name, "identifier")
+        elif _is_bare_name(node):
+            cues.add(name, "name")
     elif kind == "comment" and "TODOConverter" in _text(node):
         cues.add("TODOConverter", "converter_leftover")
+
+
+_NOT_BARE_PARENTS = {"attribute", "attribute_call", "call", "parameters", "typed_parameter", "default_parameter",
+                     "typed_default_parameter", "for_statement", "type", "subscript_arguments", "pattern_section",
+                     "lambda", "setter", "getter", "enumerator", "signal_statement", "get_node", "base_call"}
+
+
+def _is_bare_name(node: ts.Node) -> bool:
+    """A member read or written without a receiver (`rect_position = ...`): an implicit `self.` access."""
+    parent = node.parent
+    if parent is None or parent.type in _NOT_BARE_PARENTS:
+        return False
+    name = _text(node)
+    return len(name) > 3 and name[:1].islower() and name not in ("self", "true", "false", "null")
 
 
 def _type_cues(node: ts.Node, cues: _Cues) -> None:
@@ -316,10 +332,10 @@ def _word_cues(text: str, cues: _Cues) -> None:
 
 def dense_text(text: str, cues: list[Cue], limit: int = 1500) -> str:
     """What the dense search embeds: the main symbols, then the body (cut to `limit` characters)."""
-    main = [c.cue for c in cues if c.source not in ("request", "call_shape")][:20]
+    main = [c.cue for c in cues if c.source not in ("request", "call_shape", "name")][:20]
     return (" ".join(main) + "\n" + text)[:limit]
 
 
 def sparse_terms(cues: list[Cue]) -> list[str]:
-    """What the sparse search matches: every cue (call shapes and request words included)."""
-    return [c.cue for c in cues]
+    """What the sparse search matches: every cue but bare names (call shapes and request words included)."""
+    return [c.cue for c in cues if c.source != "name"]

@@ -48,6 +48,7 @@ GD4_SYNTAX = {
     ".connect(callable)": "signal `.connect(callable)`",
 }
 MIGRATION_TABLES = ("api_mapping", "label_prototypes")
+WEAK = 0.6  # a Godot 3 name with no Godot 4 successor: could be the project's own class
 
 
 @dataclass
@@ -106,7 +107,11 @@ class EvidenceJudge:
             key = (marker.side, marker.name)
             if key not in found or found[key].strength < marker.strength:
                 found[key] = marker
-        return list(found.values())
+        markers = list(found.values())
+        if any(m.side == "4" and m.strength >= 0.9 for m in markers):
+            # A name Godot 4 removed, in code written in GDScript 2, is most likely the project's own class.
+            markers = [m for m in markers if not (m.side == "3" and m.strength <= WEAK)]
+        return markers
 
     def _gdscript_markers(self, item: JudgeInput) -> list[Marker]:
         out: list[Marker] = []
@@ -130,7 +135,9 @@ class EvidenceJudge:
             elif source == "attribute":
                 out.extend(self._attribute_markers(text))
             elif source == "call" and not text.startswith(".") and text not in defined:
-                out.extend(self._global_call_markers(text))
+                out.extend(self._global_call_markers(text) or self._method_markers(text, implicit=True))
+            elif source == "name":
+                out.extend(self._bare_name_markers(text))
             elif source == "call" and text.startswith("."):
                 out.extend(self._method_markers(text[1:]))
             elif source == "call_shape":
@@ -140,16 +147,23 @@ class EvidenceJudge:
     def _name_markers(self, name: str, source: str) -> list[Marker]:
         s = self.surface
         if source == "node_path":
+            # `$AnimatedSprite`: nodes keep their class's default name, so the node is likely of that class.
+            if s.has_class("3", name) and not s.has_class("4", name) and name in s.class_renames:
+                return [Marker("3", name, f"node `{name}` is named after a Godot 3 class (Godot 4: "
+                                          f"`{s.class_renames[name]}`)", WEAK)]
             return []
         in3, in4 = s.has_class("3", name), s.has_class("4", name)
         if in3 and not in4:
             new = s.class_renames.get(name)
             hint = f" (Godot 4: `{new}`)" if new else " (removed in Godot 4)"
-            return [Marker("3", name, f"class `{name}` exists only in Godot 3{hint}", 0.9)]
+            return [Marker("3", name, f"class `{name}` exists only in Godot 3{hint}", 0.9 if new else WEAK)]
         if in4 and not in3:
             return [Marker("4", name, f"class `{name}` exists only in Godot 4", 0.85)]
         if re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+", name):
             c3, c4 = s.is_global_constant("3", name), s.is_global_constant("4", name)
+            if not c3 and s.member_classes("3", "constant", name) and not s.any_member("4", name):
+                classes = ", ".join(sorted(s.member_classes("3", "constant", name))[:2])
+                return [Marker("3", name, f"constant `{name}` ({classes}) exists only in Godot 3", 0.8)]
             if c3 and not c4:
                 new = s.renames.get("enum", {}).get(name)
                 hint = f" (Godot 4: `{new}`)" if new else ""
@@ -185,15 +199,29 @@ class EvidenceJudge:
             return [Marker("4", name, f"global function `{name}()` exists only in Godot 4", 0.85)]
         return []
 
-    def _method_markers(self, name: str) -> list[Marker]:
+    def _method_markers(self, name: str, implicit: bool = False) -> list[Marker]:
         s = self.surface
         m3 = bool(s.member_classes("3", "method", name))
         m4 = bool(s.member_classes("4", "method", name))
+        if (name.startswith("_") and not implicit) or name[:1].isupper() or s.has_class("3", name):
+            return []  # virtual callbacks and constructors (`Vector2()`, `int()`) are not API renames
+        if implicit and name not in s.renames.get("function", {}) and len(name) < 10:
+            return []  # a short bare call is as likely the project's own function
         renamed = s.renames.get("function", {}).get(name)
-        if m3 and not m4 and not s.any_member("4", name) and renamed:
-            return [Marker("3", name, f"method `{name}()` exists only in Godot 3 (Godot 4: `{renamed}()`)", 0.85)]
-        if m4 and not m3 and not s.any_member("3", name) and name in s.renames.get("function", {}).values():
-            return [Marker("4", name, f"method `{name}()` exists only in Godot 4", 0.8)]
+        call = f"`{name}()`" if implicit else f"method `{name}()`"
+        if m3 and not m4 and not s.any_member("4", name):
+            hint = f" (Godot 4: `{renamed}()`)" if renamed else " (gone from Godot 4)"
+            return [Marker("3", name, f"{call} exists only in Godot 3{hint}", 0.85 if renamed else 0.8)]
+        if m4 and not m3 and not s.any_member("3", name):
+            return [Marker("4", name, f"{call} exists only in Godot 4", 0.7)]
+        return []
+
+    def _bare_name_markers(self, name: str) -> list[Marker]:
+        """`rect_position = ...`: an implicit member whose name only the Godot 3 reference documents."""
+        s = self.surface
+        renamed = s.renames.get("property", {}).get(name)
+        if renamed and s.member_classes("3", "property", name) and not s.any_member("4", name):
+            return [Marker("3", name, f"property `{name}` exists only in Godot 3 (Godot 4: `{renamed}`)", 0.8)]
         return []
 
     def _shape_markers(self, shape: str, defined: set[str]) -> list[Marker]:
@@ -210,6 +238,9 @@ class EvidenceJudge:
             if third.startswith('"'):
                 return [Marker("3", name, f'`{name}("signal", target, "method")` (Godot 4: `signal.{name}(callable)`)',
                                0.9)]
+        parts = [p.strip() for p in _split_args(args)]
+        if name in _CALLBACK_PAIRS and len(parts) >= 2 and parts[0] == "self" and parts[1].startswith('"'):
+            return [Marker("3", name, f'`{name}(self, "method")` passes a method by name (Godot 4: a Callable)', 0.85)]
         if args.strip() == "…":
             return []
         fit3, fit4 = s.arity_fits("3", name, count), s.arity_fits("4", name, count)
@@ -250,6 +281,11 @@ _SHAPE_WATCHED = {
     "set_cell", "set_cellv", "get_cell", "get_cellv", "play", "interpolate_property", "connect", "save",
     "load", "raycast", "intersect_ray", "intersect_point", "emit", "get_slide_collision",
 }
+
+
+# Godot 3 APIs that took (object, "method") where Godot 4 takes a Callable.
+_CALLBACK_PAIRS = {"start", "funcref", "interpolate_callback", "interpolate_deferred_callback", "follow_method",
+                   "targeting_method", "interpolate_method"}
 
 
 def _split_args(args: str) -> list[str]:

@@ -65,6 +65,10 @@ class PromptBudget:
     per_candidate_floor: int = 250   # a candidate gets at least this much; fewer are shown instead
     fragment: int = 4000
 
+    def version(self) -> str:
+        """The prompt version with these budgets, for the judgement asset's code_version."""
+        return f"{PROMPT_VERSION}-{self.total}-{self.request}-{self.candidates}-{self.per_candidate_floor}-{self.fragment}"
+
 
 def clip(text: str, limit: int) -> str:
     """`text` cut to at most `limit` characters, ending with the truncation marker when cut."""
@@ -113,12 +117,12 @@ def _numbers(value: object, field: str, key: str) -> list[int]:
         raise JudgeError(f"{key}: {field!r} is not a list of candidate numbers: {value!r}")
     out: list[int] = []
     for v in value:
-        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        text = str(v).strip().strip("()")
+        if isinstance(v, float) and v.is_integer():
+            text = str(int(v))
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)) or not text.isdigit():
             raise JudgeError(f"{key}: {field!r} holds {v!r}, not a candidate number")
-        try:
-            n = int(str(v).strip().strip("()"))
-        except ValueError as exc:
-            raise JudgeError(f"{key}: {field!r} holds {v!r}, not a candidate number") from exc
+        n = int(text)
         if n not in out:
             out.append(n)
     return out

@@ -59,6 +59,7 @@ class Surface:
 
 
 _PARAMS = re.compile(r"\((.*)\)")
+_ACCESSORS = re.compile(r"\b((?:set|get|is)_\w+)")
 
 
 def _arity(signature: str) -> tuple[int, int] | None:
@@ -107,6 +108,10 @@ def load_surface(corpus_db: str, version: str = "") -> Surface:
         elif name:
             members[(ver, kind)][name].add(cls)
             surface.class_members[(ver, cls)].add(name)
+            if kind == "property":  # setters and getters are callable methods in both versions
+                for accessor in _ACCESSORS.findall(signature or ""):
+                    members[(ver, "method")][accessor].add(cls)
+                    surface.class_members[(ver, cls)].add(accessor)
             if kind == "method":
                 fit = _arity(signature)
                 if fit is not None:

@@ -1,0 +1,160 @@
+"""Run a judge in-process over many fragments: cues -> retrieval -> judge, batched, no Dagster.
+
+This is the pure-core flow of the pipeline (DESIGN.md section 2) without the store, so an
+evaluation can judge thousands of fragments in one process. Retrieval results are cached on disk
+(keyed by the index version, the retrieval parameters, the request and the source of the cue and
+retrieval modules), so re-scoring an evolving judge does not re-run the embedder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from gd_assets.core import cues as cues_module
+from gd_assets.core import evidence as evidence_module
+from gd_assets.core import retrieval as retrieval_module
+from gd_assets.core.cues import DEFAULT_REQUEST, extract_cues
+from gd_assets.core.judges.base import JudgeInput, Judgement
+from gd_assets.core.slicing import Fragment, slice_file
+
+FUNCTION_KINDS = ("function", "function_part")
+_EVIDENCE_BATCH = 512
+_JUDGE_BATCH = 256
+
+
+@dataclass
+class Item:
+    """One fragment to judge, with its location (tracking only) and its file's kind."""
+
+    key: str
+    path: str
+    start_line: int
+    end_line: int
+    kind: str
+    symbol: str
+    file_kind: str
+    text: str
+
+
+def items_of_file(key_prefix: str, path: str, file_kind: str, text: str) -> list[Item]:
+    """The fragments of one file as items; keys read `<prefix>/<path>::<symbol>`."""
+    frags: list[Fragment] = slice_file(path, file_kind, text)
+    return [Item(f"{key_prefix}/{path}::{f.symbol}", path, f.start_line, f.end_line, f.kind, f.symbol,
+                 file_kind, f.text) for f in frags]
+
+
+def load_judge(name: str, home: str | None = None, corpus_dir: str | None = None):
+    """The judge called `name`: `baseline` (eval/baseline.py) or a product backend via get_judge."""
+    if name == "baseline":
+        from baseline import BaselineJudge
+
+        store = Path(home) / "corpora.duckdb" if home else None
+        return BaselineJudge(corpus_dir=corpus_dir, store=store)
+    from gd_assets.core.judges import get_judge
+
+    return get_judge(name)
+
+
+def _progress(label: str, done: int, total: int, started: float) -> None:
+    if sys.stderr.isatty() or done == total:
+        print(f"\r{label}: {done}/{total} ({time.monotonic() - started:.0f}s)", end="\n" if done == total else "",
+              file=sys.stderr, flush=True)
+
+
+class EvidenceSource:
+    """Cues and candidates for items: a loaded index with an on-disk cache, or cues only."""
+
+    def __init__(self, home: str | None, cache_dir: Path, request: str = DEFAULT_REQUEST,
+                 retrieval: bool = True) -> None:
+        self.request = request
+        self.index = None
+        self.params = retrieval_module.RetrievalParams()
+        if retrieval and home:
+            index_dir = Path(home) / "index"
+            try:
+                self.index = retrieval_module.CorpusIndex.load(index_dir)
+            except (FileNotFoundError, ValueError) as error:
+                print(f"warning: {error}; judging with cues only, no candidates", file=sys.stderr)
+        self.cache_path = None
+        self.cache: dict[str, tuple] = {}
+        if self.index is not None:
+            code = hashlib.sha256()
+            for module in (cues_module, evidence_module, retrieval_module):
+                code.update(Path(module.__file__).read_bytes())
+            version = hashlib.sha256(
+                f"{self.index.version}|{self.params.version()}|{request}|{code.hexdigest()}".encode()
+            ).hexdigest()[:16]
+            self.cache_path = cache_dir / "evidence" / f"{version}.pickle"
+            if self.cache_path.exists():
+                with open(self.cache_path, "rb") as fh:
+                    self.cache = pickle.load(fh)
+
+    @property
+    def description(self) -> str:
+        if self.index is None:
+            return "cues only (no index)"
+        return f"index {self.index.version}, {self.params.version()}"
+
+    @staticmethod
+    def _key(item: Item) -> str:
+        return hashlib.sha256(f"{item.kind}\0{item.file_kind}\0{item.text}".encode()).hexdigest()
+
+    def inputs(self, items: Sequence[Item]) -> list[JudgeInput]:
+        """One JudgeInput per item; retrieval runs in batches only for texts not cached yet."""
+        if self.index is None:
+            return [self._input(item, extract_cues(item.kind, item.text, self.request, file_kind=item.file_kind), [])
+                    for item in items]
+        todo = {}
+        for item in items:
+            key = self._key(item)
+            if key not in self.cache and key not in todo:
+                todo[key] = item
+        if todo:
+            pending = list(todo.items())
+            started = time.monotonic()
+            for b in range(0, len(pending), _EVIDENCE_BATCH):
+                batch = pending[b : b + _EVIDENCE_BATCH]
+                frags = [{"key": k, "kind": it.kind, "text": it.text, "file_kind": it.file_kind} for k, it in batch]
+                for ev in evidence_module.gather_evidence(frags, self.index, self.params, self.request):
+                    self.cache[ev.key] = (ev.cues, ev.candidates)
+                _progress("retrieval", min(b + _EVIDENCE_BATCH, len(pending)), len(pending), started)
+            self._save()
+        return [self._input(item, *self.cache[self._key(item)]) for item in items]
+
+    def _input(self, item: Item, cues, candidates) -> JudgeInput:
+        return JudgeInput(key=item.key, path=item.path, start_line=item.start_line, end_line=item.end_line,
+                          kind=item.kind, file_kind=item.file_kind, text=item.text, cues=list(cues),
+                          candidates=list(candidates), request=self.request)
+
+    def _save(self) -> None:
+        assert self.cache_path is not None
+        self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.cache_path.with_suffix(f".{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            pickle.dump(self.cache, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(self.cache_path)
+
+
+def run_judge(judge, items: Sequence[Item], evidence: EvidenceSource | None) -> dict[str, Judgement]:
+    """Judgements by item key; a judge that reads no evidence (the baseline) skips retrieval."""
+    needs = getattr(judge, "needs_evidence", True)
+    if needs and evidence is not None:
+        inputs = evidence.inputs(items)
+    else:
+        inputs = [JudgeInput(key=i.key, path=i.path, start_line=i.start_line, end_line=i.end_line, kind=i.kind,
+                             file_kind=i.file_kind, text=i.text, cues=[], candidates=[], request=DEFAULT_REQUEST)
+                  for i in items]
+    out: dict[str, Judgement] = {}
+    started = time.monotonic()
+    for b in range(0, len(inputs), _JUDGE_BATCH):
+        for judgement in judge.judge(inputs[b : b + _JUDGE_BATCH]):
+            out[judgement.key] = judgement
+        _progress(f"judge {judge.name}", min(b + _JUDGE_BATCH, len(inputs)), len(inputs), started)
+    return out
