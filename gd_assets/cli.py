@@ -16,6 +16,7 @@ from gd_assets.assets.metadata import line_range
 from gd_assets.core.dump import to_dump
 from gd_assets.core.ingest import IngestError, default_project_name, ingest, project_slug
 from gd_assets.runs import materialize_fragments
+from gd_assets.status import close_dead_runs, fragment_states, materialization_counts, run_tags
 
 REPO = Path(__file__).resolve().parents[1]
 CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -43,8 +44,16 @@ def _absolute(source: str) -> str:
 
 
 def instance() -> dg.DagsterInstance:
-    home.ensure_dagster_home()
-    return dg.DagsterInstance.get()
+    """The data directory's Dagster instance; creating its storage is serialised across processes."""
+    import fcntl
+
+    dagster_home = home.ensure_dagster_home()
+    with open(dagster_home / ".instance.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return dg.DagsterInstance.get()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _failure_message(result: dg.ExecuteInProcessResult) -> str:
@@ -67,7 +76,7 @@ def run_assets(assets: Sequence[dg.AssetsDefinition], partition_key: str,
         instance=instance(),
         resources=dict(project_defs.resources or {}),
         run_config=_with_console(run_config),
-        tags=tags,
+        tags={**run_tags(), **(tags or {})},
         raise_on_error=False,
     )
     if not result.success:
@@ -118,7 +127,7 @@ def run_fragment_asset(asset: dg.AssetsDefinition, keys: Sequence[str], run_conf
     if not keys:
         return 0
     results = materialize_fragments(instance(), project_assets, [asset], keys, _resources(judge),
-                                    run_config=_with_console(run_config))
+                                    run_config=_with_console(run_config), tags=run_tags())
     failed = [r for r in results if not r.success]
     if failed:
         raise CliError(_failure_message(failed[0]))
@@ -156,7 +165,7 @@ def run_verdict(project: str) -> None:
 
     result = dg.materialize(assets=list(project_assets), selection=[project_verdict], partition_key=project,
                             instance=instance(), resources=_resources(), raise_on_error=False,
-                            run_config=_with_console(None))
+                            run_config=_with_console(None), tags=run_tags())
     if not result.success:
         raise CliError(_failure_message(result))
 
@@ -323,6 +332,92 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+def stale_judgements(project: str) -> int:
+    """Judgements made from other text, corpus, index, retrieval parameters or judge rules than now."""
+    from gd_assets.assets.evidence import PARAMS
+    from gd_assets.core.judges.evidence import RULES_VERSION
+    from gd_assets.core.judges.prompt import PROMPT_VERSION
+    from gd_assets.resources import RetrievalIndex
+
+    index = RetrievalIndex()
+    try:
+        corpus, index_version = index.corpus_version(), index.load().version
+    except (dg.Failure, FileNotFoundError):
+        corpus, index_version = None, None
+    rows = store.query(
+        "SELECT j.* , f.content_hash AS now_hash FROM judgements j JOIN fragments f ON f.key = j.key "
+        "WHERE f.project = ?", [project]).to_dicts()
+    stale = 0
+    for r in rows:
+        versions = (r["retrieval_version"] != PARAMS.version()
+                    or r["prompt_version"] not in (RULES_VERSION, PROMPT_VERSION)
+                    or (corpus is not None and (r["corpus_version"] != corpus or r["index_version"] != index_version)))
+        stale += r["content_hash"] != r["now_hash"] or versions
+    return stale
+
+
+def status_document(project: str) -> dict:
+    frags = store.project_fragments(project).to_dicts()
+    if not frags:
+        raise CliError(f"project {project!r} has no fragments: run `gd-assets analyze SOURCE --project {project}`")
+    keys = [f["key"] for f in frags]
+    inst = instance()
+    states = fragment_states(inst, "fragment_judgement", keys)
+    counts = materialization_counts(inst, "fragment_judgement", keys)
+    fields = ("key", "path", "start_line", "end_line", "dump_start_line", "dump_end_line")
+    rows = [{**{k: f[k] for k in fields}, "status": states[f["key"]], "materializations": counts[f["key"]]}
+            for f in frags]
+    totals = {s: 0 for s in ("done", "failed", "stopped", "running", "waiting")}
+    for r in rows:
+        totals[r["status"]] += 1
+    totals["stale"] = stale_judgements(project)
+    return {"project": project, "counts": totals, "fragments": rows}
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from gd_assets.assets.evidence import short_place
+
+    doc = status_document(args.project)
+    if args.json:
+        json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+        return 0
+    places = [short_place(r) for r in doc["fragments"]]
+    width = max(len(p) for p in places)
+    for place, r in zip(places, doc["fragments"]):
+        print(f"{place:<{width}}  {r['status']}")
+    c = doc["counts"]
+    print(f"{len(places)} fragments: " + ", ".join(f"{c[k]} {k}" for k in ("done", "failed", "stopped", "running",
+                                                                              "waiting", "stale")))
+    return 0
+
+
+def resume(project: str, judge: str | None = None) -> dict:
+    """Close dead runs, then materialise only missing or failed fragments (evidence, judgement), then the verdict."""
+    from gd_assets.assets.evidence import fragment_evidence
+    from gd_assets.assets.judgement import fragment_judgement
+
+    inst = instance()
+    closed = close_dead_runs(inst)
+    keys = store.project_fragments(project)["key"].to_list()
+    if not keys:
+        raise CliError(f"project {project!r} has no fragments: run `gd-assets analyze` first")
+    todo = {}
+    for asset in (fragment_evidence, fragment_judgement):
+        states = fragment_states(inst, asset.key.to_user_string(), keys)
+        todo[asset.key.to_user_string()] = [k for k in keys if states[k] in ("waiting", "failed", "stopped")]
+        run_fragment_asset(asset, todo[asset.key.to_user_string()], judge=judge)
+    run_verdict(project)
+    return {"closed_runs": closed, **{k: len(v) for k, v in todo.items()}}
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    done = resume(args.project, args.judge)
+    print(f"{args.project}: closed {done['closed_runs']} dead runs; materialised {done['fragment_evidence']} evidence "
+          f"and {done['fragment_judgement']} judgement partitions; verdict updated")
+    return 0
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     doc = show_document(args.project, args.key)
     if args.json:
@@ -379,6 +474,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("key", help="fragment key, e.g. mini-dodge/player.gd::_process")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("status", help="per-fragment progress: done, failed, stopped, running, waiting")
+    p.add_argument("project")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("resume", help="close dead runs and materialise only missing or failed fragments")
+    p.add_argument("project")
+    p.add_argument("--judge", choices=["evidence", "vllm", "openai"])
+    p.set_defaults(func=cmd_resume)
 
     p = sub.add_parser("dump", help="print the '# <path>' dump of a project's included files")
     p.add_argument("source")

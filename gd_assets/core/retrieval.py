@@ -21,7 +21,9 @@ import pyarrow as pa
 
 from gd_assets.core import embedding, tokens
 
-NAME_PREFIX = "n:"  # name-field tokens in the index (see corpora_build.index.NAME_FIELDS)
+# Name-field tokens and whole-name tokens of the index (see corpora_build.index).
+NAME_PREFIX = "n:"
+EXACT_PREFIX = "x:"
 
 _BLOCK = 64  # queries per sparse-score block (block x rows float64 scores in memory)
 
@@ -38,7 +40,14 @@ class RetrievalParams:
     w_dense: float = 1.0  # weight of the cosine similarity to the query text
     w_sparse: float = 0.5  # weight of BM25 / best BM25 of the query
     w_rank: float = 0.25  # weight of rrf_k / (rrf_k + sparse_rank - 1)
-    w_names: float = 1.0  # weight of a query token matched in a row's name field (vs 1.0 in its text)
+    w_names: float = 1.0  # weight of a query token matched in a row's names (vs 1.0 in its text)
+    w_exact: float = 3.0  # BM25 weight of a query token equal to one of a row's whole names
+    w_exact_hit: float = 0.3  # fused bonus of a row one of whose whole names is a query token
+    w_link: float = 0.9  # a row bridged to a strong candidate scores at least w_link x its score
+    link_from: int = 10  # bridges are followed from this many best candidates
+    w_link_own: float = 0.1  # ... plus this x its own score, so bridged rows keep their own order
+    link_min_sparse: float = 0.25  # a bridged row needs BM25 >= this x the best BM25 ...
+    link_min_dense: float = 0.5  # ... or a cosine of at least this
     rrf_k: int = 10
 
     def version(self) -> str:
@@ -66,6 +75,7 @@ class Candidate:
     dense_score: float  # cosine similarity of the row to the query text
     score: float  # fused score the list is ordered by
     table_rank: int  # 1-based position among the candidates of its own table
+    via: str | None = None  # id of the candidate whose bridge gave this row its score, if any
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -80,13 +90,15 @@ class _Pool:
     sparse_rank: np.ndarray  # 0 = not a BM25 candidate
     dense: np.ndarray
     score: np.ndarray
+    via: np.ndarray  # row position of the bridging candidate, -1 for none
     table_rank: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 class CorpusIndex:
     """A published index, memory-mapped: BM25 postings, f16 vectors, usearch graph, row metadata."""
 
-    def __init__(self, build_dir: Path, manifest: dict, bm25, dense, vectors: np.ndarray, rows: pa.Table):
+    def __init__(self, build_dir: Path, manifest: dict, bm25, dense, vectors: np.ndarray, rows: pa.Table,
+                 links: tuple[np.ndarray, np.ndarray] | None = None):
         self.build_dir = build_dir
         self.manifest = manifest
         self.version: str = manifest["index_version"]
@@ -98,6 +110,8 @@ class CorpusIndex:
         self._dense = dense
         self._vectors = vectors
         self._rows = rows
+        self._link_ptr, self._link_idx = links if links is not None else (np.zeros(self.size + 1, np.int64),
+                                                                           np.zeros(0, np.int32))
         self.tables: dict[str, tuple[int, int]] = {
             t: (int(a), int(b)) for t, (a, b) in manifest["tables"].items() if b > a
         }
@@ -125,20 +139,34 @@ class CorpusIndex:
         dense = Index.restore(str(build / layout.DENSE_FILE), view=True)
         vectors = np.load(build / layout.VECTORS_FILE, mmap_mode="r")
         rows = pa.ipc.open_file(pa.memory_map(str(build / layout.ROWS_FILE), "r")).read_all()
-        return cls(build, manifest, bm25, dense, vectors, rows)
+        links = None
+        if (build / layout.LINKS_FILE).exists():
+            with np.load(build / layout.LINKS_FILE) as z:
+                links = (z["indptr"], z["indices"])
+        return cls(build, manifest, bm25, dense, vectors, rows, links)
 
     # -- candidate generation -------------------------------------------------------------
     def _query_terms(self, terms: Sequence[str], params: RetrievalParams) -> tuple[np.ndarray, np.ndarray]:
-        """Vocabulary ids of a query's tokens (each once) and their weights: text field and name field."""
+        """Vocabulary ids of a query's tokens (each once) and their weights: text, names, whole names."""
         weights: dict[int, float] = {}
         for t in set(tokens.tokenize_terms(terms)):
             if t in self.vocab:
                 weights[self.vocab[t]] = 1.0
-            name = NAME_PREFIX + t
-            if name in self.vocab and params.w_names > 0:
-                weights[self.vocab[name]] = params.w_names
+            for prefix, w in ((NAME_PREFIX, params.w_names), (EXACT_PREFIX, params.w_exact)):
+                if w > 0 and prefix + t in self.vocab:
+                    weights[self.vocab[prefix + t]] = w
         ids = np.fromiter(weights.keys(), dtype=np.int64, count=len(weights))
         return ids, np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
+
+    def _exact_hits(self, queries: Sequence[Query]) -> list[np.ndarray]:
+        """Per query, the rows one of whose whole names equals a query token (short postings)."""
+        out = []
+        for q in queries:
+            ids = [self.vocab[x] for x in {EXACT_PREFIX + t for t in tokens.tokenize_terms(q.sparse_terms)}
+                   if x in self.vocab]
+            rows = [np.asarray(self._indices[self._indptr[i]:self._indptr[i + 1]]) for i in ids]
+            out.append(np.unique(np.concatenate(rows)).astype(np.int64) if rows else np.zeros(0, np.int64))
+        return out
 
     def _sparse_block(self, terms: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
         """BM25 scores of every row for a block of queries (queries x rows), in one bincount."""
@@ -182,6 +210,7 @@ class CorpusIndex:
         for b0 in range(0, len(queries), _BLOCK):
             block = queries[b0 : b0 + _BLOCK]
             scores = self._sparse_block([self._query_terms(q.sparse_terms, params) for q in block])
+            exact = self._exact_hits(block) if params.w_exact_hit else [np.zeros(0, np.int64)] * len(block)
             picks = [self._top(scores, params.k_sparse, lo_all, hi_all)]
             picks += [self._top(scores, params.k_sparse_per_table, lo, hi) for lo, hi in ranges]
             sparse_pick = np.concatenate(picks, axis=1)
@@ -192,21 +221,72 @@ class CorpusIndex:
                 if table:
                     d_rows = d_rows[(d_rows >= lo_all) & (d_rows < hi_all)]
                 rows = np.union1d(s_rows, d_rows)
-                pools.append(self._fuse(rows, s_rows, scores[j], qvecs[qi], params))
+                pool = self._fuse(rows, s_rows, scores[j], qvecs[qi], params, exact[j])
+                pools.append(self._follow_links(pool, s_rows, scores[j], qvecs[qi], params, lo_all, hi_all,
+                                                exact[j]))
         return pools
 
     def _fuse(self, rows: np.ndarray, s_rows: np.ndarray, scores: np.ndarray, qvec: np.ndarray,
-              params: RetrievalParams) -> _Pool:
+              params: RetrievalParams, exact: np.ndarray) -> _Pool:
         sparse = scores[rows].astype(np.float64)
         dense = np.asarray(self._vectors[rows], dtype=np.float32) @ qvec
         sparse_rank = np.zeros(len(rows), dtype=np.int64)
         if len(s_rows):
             order = s_rows[np.argsort(-scores[s_rows], kind="stable")]
             sparse_rank[np.searchsorted(rows, order)] = np.arange(1, len(order) + 1)
-        best = float(sparse.max()) if len(sparse) and sparse.max() > 0 else 1.0
+        top = float(scores[s_rows].max()) if len(s_rows) else 0.0
+        best = top if top > 0 else max(float(scores.max()), 1e-9)
         rank_term = np.where(sparse_rank > 0, params.rrf_k / (params.rrf_k + np.maximum(sparse_rank, 1) - 1), 0.0)
         score = params.w_dense * dense + params.w_sparse * (sparse / best) + params.w_rank * rank_term
-        return _Pool(rows, sparse, sparse_rank, dense.astype(np.float64), score)
+        score = score + params.w_exact_hit * np.isin(rows, exact)
+        return _Pool(rows, sparse, sparse_rank, dense.astype(np.float64), score, np.full(len(rows), -1))
+
+    def _follow_links(self, pool: _Pool, s_rows: np.ndarray, scores: np.ndarray, qvec: np.ndarray,
+                      params: RetrievalParams, lo: int, hi: int, exact: np.ndarray) -> _Pool:
+        """Bridged rows of the best candidates score at least `w_link` x the candidate's score.
+
+        A hit on `KinematicBody2D -> CharacterBody2D` so brings the CharacterBody2D docs, and a
+        prototype hit the mappings it illustrates, whatever their own wording.
+        """
+        if params.w_link <= 0 or len(self._link_idx) == 0 or len(pool.rows) == 0:
+            return pool
+        best = np.argsort(-pool.score, kind="stable")[: params.link_from]
+        parents = pool.rows[best]
+        starts, ends = self._link_ptr[parents], self._link_ptr[parents + 1]
+        counts = ends - starts
+        if counts.sum() == 0:
+            return pool
+        offsets = np.cumsum(counts) - counts
+        idx = np.arange(int(counts.sum())) - np.repeat(offsets - starts, counts)
+        linked = np.asarray(self._link_idx[idx], dtype=np.int64)
+        parent_of = np.repeat(parents, counts)
+        inherited = params.w_link * np.repeat(pool.score[best], counts)
+        keep = (linked >= lo) & (linked < hi)
+        linked, parent_of, inherited = linked[keep], parent_of[keep], inherited[keep]
+        new_rows = np.setdiff1d(linked, pool.rows)
+        if len(new_rows):
+            extra = self._fuse(new_rows, s_rows[:0], scores, qvec, params, exact)  # none is a BM25 pick
+            merged = np.concatenate([pool.rows, extra.rows])
+            order = np.argsort(merged, kind="stable")
+            pool = _Pool(merged[order], *(np.concatenate([a, b])[order] for a, b in (
+                (pool.sparse, extra.sparse), (pool.sparse_rank, extra.sparse_rank), (pool.dense, extra.dense),
+                (pool.score, extra.score), (pool.via, extra.via))))
+        # one inherited score per linked row: its best parent's, raised a little per further parent
+        targets, inverse = np.unique(linked, return_inverse=True)
+        best_parent = np.zeros(len(targets))
+        np.maximum.at(best_parent, inverse, inherited)
+        winner = np.full(len(targets), -1, dtype=np.int64)
+        winner[inverse[inherited == best_parent[inverse]]] = parent_of[inherited == best_parent[inverse]]
+        at = np.searchsorted(pool.rows, targets)
+        gain = best_parent + params.w_link_own * pool.score[at]
+        # a bridge only vouches for a row that has evidence of its own (a BM25 match or a close vector)
+        top = float(scores[s_rows].max()) if len(s_rows) else 0.0
+        own = (pool.sparse[at] >= params.link_min_sparse * top) & (pool.sparse[at] > 0)
+        own |= pool.dense[at] >= params.link_min_dense
+        raise_ = own & (gain > pool.score[at])
+        pool.score[at[raise_]] = gain[raise_]
+        pool.via[at[raise_]] = winner[raise_]
+        return pool
 
     def _select(self, pool: _Pool, params: RetrievalParams) -> _Pool:
         """Best `k_final` by fused score, with each table's best `min_per_table` guaranteed."""
@@ -224,7 +304,7 @@ class CorpusIndex:
             keep = np.sort(np.concatenate([guaranteed, rest]))
         chosen = order[keep]
         return _Pool(pool.rows[chosen], pool.sparse[chosen], pool.sparse_rank[chosen], pool.dense[chosen],
-                     pool.score[chosen], table_rank[keep])
+                     pool.score[chosen], pool.via[chosen], table_rank[keep])
 
     # -- public API -----------------------------------------------------------------------
     def search(self, queries: Sequence[Query], params: RetrievalParams | None = None,
@@ -236,9 +316,9 @@ class CorpusIndex:
         if table is not None and table not in self.tables:
             raise ValueError(f"unknown or empty table {table!r}: the index has {', '.join(self.tables)}")
         chosen = [self._select(p, params) for p in self._pools(queries, params, table)]
-        all_rows = np.concatenate([c.rows for c in chosen]) if chosen else np.zeros(0, np.int64)
-        meta = self._rows.select(["table", "id", "title", "text"]).take(pa.array(all_rows, type=pa.int64()))
-        columns = {c: meta.column(c).to_pylist() for c in ("table", "id", "title", "text")}
+        columns = self._take(np.concatenate([c.rows for c in chosen]), ("table", "id", "title", "text"))
+        vias = np.concatenate([c.via for c in chosen])
+        via_ids = self._take(np.maximum(vias, 0), ("id",))["id"]
         out: list[list[Candidate]] = []
         at = 0
         for c in chosen:
@@ -250,10 +330,16 @@ class CorpusIndex:
                     text=columns["text"][i], sparse_score=round(float(c.sparse[r]), 4),
                     sparse_rank=int(c.sparse_rank[r]) or None, dense_score=round(float(c.dense[r]), 4),
                     score=round(float(c.score[r]), 4), table_rank=int(c.table_rank[r]),
+                    via=via_ids[i] if vias[i] >= 0 else None,
                 ))
             at += len(c.rows)
             out.append(cands)
         return out
+
+    def _take(self, positions: np.ndarray, names: tuple[str, ...]) -> dict[str, list]:
+        """Columns of the row metadata at `positions` (one gather from the memory-mapped file)."""
+        picked = self._rows.select(list(names)).take(pa.array(positions, type=pa.int64()))
+        return {n: picked.column(n).to_pylist() for n in names}
 
     def search_text(self, query: str, table: str | None = None, k: int = 10,
                     params: RetrievalParams | None = None) -> list[Candidate]:

@@ -1,0 +1,94 @@
+"""Per-fragment progress from Dagster's partition status: done, failed, stopped, running, waiting.
+
+A run whose process was killed stays STARTED forever in the instance, so every run this project
+launches carries its process id and host; a started run whose process is gone is *dead*, and its
+unfinished fragments read `stopped`. `close_dead_runs` marks such runs failed (never deletes them:
+deleting a run drops its materialisation events while status caches still count them).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections import Counter
+
+import dagster as dg
+from dagster._core.storage.partition_status_cache import AssetPartitionStatus
+
+from gd_assets.partitions import fragments_partitions
+
+PID_TAG = "gd_assets/pid"
+HOST_TAG = "gd_assets/host"
+ACTIVE = [dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.NOT_STARTED]
+
+
+def run_tags() -> dict[str, str]:
+    """Tags that let a later `status` tell whether the launching process is still alive."""
+    return {PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()}
+
+
+def _alive(run: dg.DagsterRun) -> bool:
+    pid, host = run.tags.get(PID_TAG), run.tags.get(HOST_TAG)
+    if pid is None or host != socket.gethostname():
+        return True  # launched elsewhere (UI, daemon, another machine): trust its status
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def dead_runs(instance: dg.DagsterInstance) -> list[dg.DagsterRun]:
+    return [r for r in instance.get_runs(filters=dg.RunsFilter(statuses=ACTIVE)) if not _alive(r)]
+
+
+def close_dead_runs(instance: dg.DagsterInstance) -> int:
+    """Mark runs whose process died as failed, so their fragments count as failed and get resumed."""
+    runs = dead_runs(instance)
+    for run in runs:
+        instance.report_run_failed(run)
+    return len(runs)
+
+
+def _run_keys(run: dg.DagsterRun, order: list[str]) -> set[str]:
+    start, end = run.tags.get("dagster/asset_partition_range_start"), run.tags.get("dagster/asset_partition_range_end")
+    if start in order and end in order:
+        return set(order[order.index(start): order.index(end) + 1])
+    key = run.tags.get("dagster/partition")
+    return {key} if key else set()
+
+
+def fragment_states(instance: dg.DagsterInstance, asset: str, keys: list[str]) -> dict[str, str]:
+    """State of each fragment key for `asset` (the judgement is what "done" means to a user)."""
+    statuses = instance.get_status_by_partition(dg.AssetKey(asset), keys, fragments_partitions) or {}
+    order = instance.get_dynamic_partitions(fragments_partitions.name)
+    stopped: set[str] = set()
+    for run in dead_runs(instance):
+        stopped |= _run_keys(run, order)
+    states = {}
+    for key in keys:
+        status = statuses.get(key)
+        if status == AssetPartitionStatus.MATERIALIZED:
+            states[key] = "done"
+        elif status == AssetPartitionStatus.FAILED:
+            states[key] = "failed"
+        elif status == AssetPartitionStatus.IN_PROGRESS:
+            states[key] = "stopped" if key in stopped else "running"
+        else:
+            states[key] = "waiting"
+    return states
+
+
+def materialization_counts(instance: dg.DagsterInstance, asset: str, keys: list[str]) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    cursor = None
+    while True:
+        result = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=keys), limit=1000, cursor=cursor)
+        counts.update(r.partition_key for r in result.records)
+        if not result.has_more:
+            break
+        cursor = result.cursor
+    return {k: counts.get(k, 0) for k in keys}

@@ -1,0 +1,88 @@
+"""Stop and resume per fragment: a run killed with SIGKILL midway, then `status` and `resume`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import dagster as dg
+import pytest
+from conftest import REPO
+
+from gd_assets import cli, store
+from gd_assets.status import materialization_counts
+
+pytestmark = pytest.mark.slow
+
+FUNCTIONS = 10
+FILES = 30
+
+
+def write_project(folder) -> None:
+    folder.mkdir()
+    for f in range(FILES):
+        body = ["extends KinematicBody2D", ""]
+        for i in range(FUNCTIONS):
+            body += [f"func step_{i}(delta):", f"\tvar v = Vector2({i}, {f})", "\tv = move_and_slide(v)",
+                     "\tyield(get_tree(), \"idle_frame\")" if i % 2 else "\tposition += v * delta", ""]
+        (folder / f"actor_{f}.gd").write_text("\n".join(body))
+
+
+def judged_count(instance: dg.DagsterInstance) -> int:
+    return instance.fetch_materializations(dg.AssetKey("fragment_judgement"), limit=10_000).records.__len__()
+
+
+def test_killed_run_resumes_only_unfinished_fragments(analysis_home, tmp_path):
+    project = tmp_path / "crowd"
+    write_project(project)
+    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    instance = cli.instance()
+    log = (tmp_path / "analyze.log").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "gd_assets.cli", "analyze", str(project)], cwd=REPO, env=env,
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    total = FILES * (FUNCTIONS + 1)
+    try:
+        deadline = time.monotonic() + 600
+        while judged_count(instance) < 64:
+            assert proc.poll() is None, (tmp_path / "analyze.log").read_text()[-2000:]
+            assert time.monotonic() < deadline, "the analysis did not get going"
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        log.close()
+    finished = judged_count(instance)
+    assert 64 <= finished < total, "kill the run midway"
+
+    status = cli.status_document("crowd")
+    counts = status["counts"]
+    assert counts["done"] == finished and counts["running"] == 0
+    assert counts["stopped"] + counts["waiting"] + counts["failed"] == total - finished
+    assert counts["stopped"] > 0, "fragments of the killed run read `stopped`"
+    text = subprocess.run([sys.executable, "-m", "gd_assets.cli", "status", "crowd"], cwd=REPO, env=env,
+                          capture_output=True, text=True, check=True).stdout
+    assert "stopped" in text and "done" in text
+
+    done_before = {r["key"] for r in status["fragments"] if r["status"] == "done"}
+    result = cli.resume("crowd")
+    assert result["closed_runs"] >= 1
+    assert result["fragment_judgement"] == total - finished
+
+    keys = store.project_fragments("crowd")["key"].to_list()
+    assert len(keys) == total
+    assert set(materialization_counts(instance, "fragment_judgement", keys).values()) == {1}
+    assert set(materialization_counts(instance, "fragment_evidence", keys).values()) == {1}
+    final = cli.status_document("crowd")
+    assert final["counts"]["done"] == total and all(r["materializations"] == 1 for r in final["fragments"])
+    assert done_before <= {r["key"] for r in final["fragments"]}
+    for table in ("evidence", "judgements"):
+        n, distinct = store.query(f"SELECT count(*), count(DISTINCT key) FROM {table}").row(0)
+        assert n == distinct == total, table
+    assert store.query("SELECT count(*) FROM candidates GROUP BY key HAVING count(*) > 20").height == 0
+    doc = json.loads(json.dumps(cli.verdict_document("crowd"), default=str))
+    assert doc["verdict"] == "godot3" and doc["counts"]["fragments"] == total
