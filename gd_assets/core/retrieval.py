@@ -2,10 +2,12 @@
 
 For each query, BM25 over the cue terms gives the best `k_sparse` rows of the whole corpus plus
 the best `k_sparse_per_table` of each table; the dense neighbours of the query text are added;
-the union is scored by dense cosine fused with the BM25 evidence, and the best `k_final` are kept,
-with at least `min_per_table` rows of every table that has a candidate, so the ~100 prototypes
-are never drowned by ~40k doc rows. Everything is batched: one model call for all query texts,
-one sparse product per block of queries, one usearch call.
+the union is scored by dense cosine fused with the BM25 evidence (text, symbol names and exact
+whole-name hits), rows bridged to the best candidates (the bridges table: a rename to its docs, a
+prototype to its mappings) are lifted towards them, and the best `k_final` are kept, with at
+least `min_per_table` rows of every table that has a candidate, so the ~170 prototypes are never
+drowned by ~40k doc rows. Everything is batched: one model call for all query texts, one sparse
+bincount per block of queries, one usearch call.
 """
 
 from __future__ import annotations

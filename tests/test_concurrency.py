@@ -1,0 +1,61 @@
+"""Two analyses of different projects and a corpus refresh at once: no lock error, no lost row."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO, shared_path
+
+from gd_assets import store
+
+pytestmark = pytest.mark.slow
+
+
+def test_two_analyses_and_a_corpus_refresh_run_at_once(analysis_home, corpus_home, tmp_path):
+    corpus_copy = tmp_path / "corpus-home"
+    shutil.copytree(corpus_home, corpus_copy, ignore=shutil.ignore_patterns("dagster", "reports"))
+    changed_source = tmp_path / "corpus-src"
+    shutil.copytree(shared_path("corpus"), changed_source)
+    (changed_source / "godot-docs-gdscript-and-migrating.tar.xz").unlink()  # pages now come from the guide alone
+    guide = changed_source / "upgrading_to_godot_4.rst"
+    guide.chmod(0o644)
+    guide.write_text(guide.read_text() + "\n\nA new section\n-------------\n\nUpstream changed: ``yield`` is "
+                     "now written ``await`` everywhere.\n")
+    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    env["GD_ASSETS_CORPUS_HOME"] = str(corpus_copy)
+
+    def start(*args: str, name: str) -> tuple[subprocess.Popen, object]:
+        log = (tmp_path / f"{name}.log").open("w")
+        return subprocess.Popen([sys.executable, "-m", "gd_assets.cli", *args], cwd=REPO, env=env, stdout=log,
+                                stderr=subprocess.STDOUT), log
+
+    jobs = {
+        "three": start("analyze", str(REPO / "examples" / "dodge-godot3"), name="three"),
+        "four": start("analyze", str(REPO / "examples" / "dodge-godot4"), name="four"),
+        "refresh": start("corpus", "build", "--source", str(changed_source), name="refresh"),
+    }
+    for name, (proc, log) in jobs.items():
+        proc.wait(timeout=1200)
+        log.close()
+        output = (tmp_path / f"{name}.log").read_text()
+        assert proc.returncode == 0, f"{name} failed:\n{output[-3000:]}"
+        assert "Could not set lock" not in output and "database is locked" not in output
+
+    for project in ("dodge-godot3", "dodge-godot4"):
+        fragments = store.project_fragments(project)["key"].to_list()
+        assert fragments
+        judged = store.query("SELECT key FROM judgements WHERE project = ?", [project])["key"].to_list()
+        assert sorted(judged) == sorted(fragments)
+        verdict = store.query("SELECT verdict FROM verdicts WHERE project = ?", [project]).item()
+        assert verdict == ("godot3" if project.endswith("3") else "godot4")
+    n, distinct = store.query("SELECT count(*), count(DISTINCT key) FROM judgements").row(0)
+    assert n == distinct
+    import duckdb
+
+    with duckdb.connect(str(corpus_copy / "corpora.duckdb"), read_only=True) as con:
+        sections = con.execute("SELECT count(*) FROM docs_chunks WHERE text LIKE '%Upstream changed%'").fetchall()
+    assert sections[0][0] == 1, "the refresh wrote the changed upstream section"
