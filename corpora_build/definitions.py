@@ -25,10 +25,9 @@ def build_corpus(source: str = "auto", include_index: bool = True,
                  instance: dg.DagsterInstance | None = None) -> dg.ExecuteInJobResult:
     """Materialise the corpus assets (and run their checks) as one run in the data directory's instance."""
     if instance is None:
-        from gd_assets.home import ensure_dagster_home
+        from gd_assets.home import dagster_instance
 
-        ensure_dagster_home()
-        instance = dg.DagsterInstance.get()
+        instance = dagster_instance()
     assets = ASSETS if include_index else TABLE_ASSETS
     return dg.materialize(
         [*assets, *CHECKS], instance=instance, resources={"corpus_source": CorpusSource(source=source)},

@@ -29,7 +29,7 @@ from gd_assets.duck import connect
 log = logging.getLogger(__name__)
 
 # Bump when the sparse texts, the file layout or the index parameters below change.
-INDEX_FORMAT = "gd-index-2"
+INDEX_FORMAT = "gd-index-4"
 # Bump when DENSE_FIELDS change: cached vectors of an older dense text are never reused.
 DENSE_FORMAT = "dense-1"
 TABLE_ORDER: tuple[str, ...] = ("api_mapping", "docs_chunks", "label_prototypes")
@@ -39,14 +39,12 @@ SPARSE_FIELDS: dict[str, tuple[str, ...]] = {
     "api_mapping": ("title", "old_name", "new_name", "class_context", "old_signature", "new_signature", "text"),
     "label_prototypes": ("title", "cues", "text"),
 }
-# Name fields: the symbols a row is about. Their tokens are indexed a second time as `n:<token>`, a
-# short field where an exact symbol match (a cue `KinematicBody2D`, `yield(`) outweighs prose.
-NAME_FIELDS: dict[str, tuple[str, ...]] = {
-    "docs_chunks": ("class_name", "member_name"),
-    "api_mapping": ("old_name", "new_name", "class_context"),
-    "label_prototypes": ("cues",),
-}
+# Names: the symbols a row is about (a class row: its class; a member row: its member and
+# `Class.member`; a mapping: its old and new names; a prototype: its cues; plus the other-version
+# names of a renamed symbol). Their tokens are indexed again as `n:<token>`, and each whole name as
+# `x:<name>`, so an exact symbol match (`KinematicBody2D`, `instance`, `yield(`) outweighs prose.
 NAME_PREFIX = "n:"
+EXACT_PREFIX = "x:"
 # Dense text: what the row means, in the order a reader would say it.
 DENSE_FIELDS: dict[str, tuple[str, ...]] = {
     "docs_chunks": ("title", "signature", "text"),
@@ -62,6 +60,8 @@ ROWS_FILE = "rows.arrow"
 VECTORS_FILE = "vectors.f16.npy"
 DENSE_FILE = "dense.usearch"
 BM25_DIR = "bm25"
+LINKS_FILE = "links.npz"  # row -> linked rows (CSR), from the bridges table, both directions
+MAX_LINKS = 16
 
 Progress = Callable[[int, int], None]
 
@@ -84,13 +84,15 @@ def _embed_signature() -> str:
     return f"{embedding.embedder_signature()}|{DENSE_FORMAT}"
 
 
-def _index_version(rows: pl.DataFrame) -> str:
+def _index_version(rows: pl.DataFrame, links: list[tuple[str, str]]) -> str:
     """Stable over identical inputs: row keys and hashes, tokenizer, embedder and index parameters."""
     h = hashlib.sha256()
     h.update(json.dumps([INDEX_FORMAT, DENSE_FORMAT, tokens.TOKENIZER_VERSION, embedding.embedder_signature(),
                          BM25_PARAMS, USEARCH_PARAMS], sort_keys=True).encode())
     for table, rid, chash in zip(rows["table"], rows["id"], rows["content_hash"]):
         h.update(f"\n{table}\t{rid}\t{chash}".encode())
+    for a, b in links:
+        h.update(f"\n{a}>{b}".encode())
     return h.hexdigest()[:16]
 
 
@@ -135,11 +137,35 @@ def _aliases(record: dict, renames: dict[tuple[str, str], set[str]]) -> list[str
     return []
 
 
-def read_corpus(db_path: Path) -> pl.DataFrame:
-    """All rows of the three tables, in table order then id order, with their sparse and dense texts."""
+def _names(table: str, record: dict) -> list[str]:
+    if table == "docs_chunks":
+        kind, cls, member = record.get("member_kind"), record.get("class_name"), record.get("member_name")
+        if kind == "class":
+            return [cls] if cls else []
+        if kind == "page_section" or not member:
+            return []
+        return [member, f"{cls}.{member}"] if cls else [member]
+    if table == "api_mapping":
+        return [n for n in (record.get("old_name"), record.get("new_name")) if n]
+    return [c for c in (record.get("cues") or []) if c]
+
+
+def exact_name(name: str) -> str | None:
+    """The `x:` token of a whole name, or None for a code snippet (it could never equal one token)."""
+    name = name.strip().lower().removesuffix("()")
+    return None if not name or any(c.isspace() for c in name) else EXACT_PREFIX + name
+
+
+def read_corpus(db_path: Path) -> tuple[pl.DataFrame, list[tuple[str, str]]]:
+    """All rows of the three tables (table order, then id order) with their sparse and dense texts,
+    and the bridges between rows as (from_id, to_id) pairs, sorted."""
     frames: list[pl.DataFrame] = []
+    links: list[tuple[str, str]] = []
     with connect(db_path) as con:
         present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        if "bridges" in present:
+            links = [(a, b) for a, b in con.execute(
+                "SELECT from_id, to_id FROM bridges ORDER BY from_id, to_id").fetchall()]
         renames = _renames(con) if "api_mapping" in present else {}
         for table in TABLE_ORDER:
             if table not in present:
@@ -149,7 +175,7 @@ def read_corpus(db_path: Path) -> pl.DataFrame:
             if df.height == 0:
                 continue
             records = df.to_dicts()
-            names = [_join([r.get(f) for f in NAME_FIELDS[table]] + [_aliases(r, renames)]) for r in records]
+            names = ["\n".join(_names(table, r) + _aliases(r, renames)) for r in records]
             frames.append(pl.DataFrame({
                 "table": [table] * df.height,
                 "id": df["id"],
@@ -164,7 +190,30 @@ def read_corpus(db_path: Path) -> pl.DataFrame:
                        "dense_text": pl.String}))
     if not frames:
         raise ValueError(f"{db_path} has no rows in {', '.join(TABLE_ORDER)}: build the corpus tables first")
-    return pl.concat(frames)
+    return pl.concat(frames), links
+
+
+def _write_links(path: Path, ids: list[str], links: list[tuple[str, str]]) -> int:
+    """Bridges as a CSR over row positions, both directions, at most MAX_LINKS per row."""
+    pos = {rid: i for i, rid in enumerate(ids)}
+    neighbours: dict[int, list[int]] = {}
+    for a, b in links:
+        i, j = pos.get(a), pos.get(b)
+        if i is None or j is None or i == j:
+            continue
+        for x, y in ((i, j), (j, i)):
+            lst = neighbours.setdefault(x, [])
+            if len(lst) < MAX_LINKS and y not in lst:
+                lst.append(y)
+    counts = np.zeros(len(ids) + 1, dtype=np.int64)
+    for i, lst in neighbours.items():
+        counts[i + 1] = len(lst)
+    indptr = np.cumsum(counts)
+    indices = np.zeros(int(indptr[-1]), dtype=np.int32)
+    for i, lst in neighbours.items():
+        indices[indptr[i]:indptr[i + 1]] = lst
+    np.savez(path, indptr=indptr, indices=indices)
+    return int(indptr[-1])
 
 
 def _cached_vectors(index_dir: Path, rows: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -193,10 +242,11 @@ def _cached_vectors(index_dir: Path, rows: pl.DataFrame) -> tuple[np.ndarray, np
 def _write_bm25(folder: Path, sparse_texts: list[str], name_texts: list[str]) -> None:
     import bm25s
 
-    corpus_tokens = [
-        (tokens.tokenize(text) + [NAME_PREFIX + t for t in tokens.tokenize(names)]) or [""]
-        for text, names in zip(sparse_texts, name_texts)
-    ]
+    corpus_tokens = []
+    for text, names in zip(sparse_texts, name_texts):
+        doc = tokens.tokenize(text) + [NAME_PREFIX + t for t in tokens.tokenize(names)]
+        doc += [x for x in map(exact_name, names.split("\n")) if x]
+        corpus_tokens.append(doc or [""])
     retriever = bm25s.BM25(**BM25_PARAMS)
     retriever.index(corpus_tokens, show_progress=False)
     retriever.save(str(folder), show_progress=False)
@@ -257,8 +307,8 @@ def build_index(db_path: Path, index_dir: Path, progress: Progress | None = None
     started = time.perf_counter()
     db_path, index_dir = Path(db_path), Path(index_dir)
     index_dir.mkdir(parents=True, exist_ok=True)
-    rows = read_corpus(db_path)
-    version = _index_version(rows)
+    rows, links = read_corpus(db_path)
+    version = _index_version(rows, links)
     per_table = {t: int(n) for t, n in rows.group_by("table").len().iter_rows()}
     manifest = read_manifest(index_dir)
     if manifest and manifest.get("index_version") == version and not force:
@@ -282,6 +332,7 @@ def build_index(db_path: Path, index_dir: Path, progress: Progress | None = None
         np.save(staging / VECTORS_FILE, vectors.astype(np.float16))
         _write_dense(staging / DENSE_FILE, vectors)
         dense_seconds = time.perf_counter() - t_dense
+        n_links = _write_links(staging / LINKS_FILE, rows["id"].to_list(), links)
         _write_rows(staging / ROWS_FILE, rows.select("table", "id", "title", "text", "content_hash"))
         starts = {}
         pos = 0
@@ -295,6 +346,7 @@ def build_index(db_path: Path, index_dir: Path, progress: Progress | None = None
             "rows_per_table": {t: per_table.get(t, 0) for t in TABLE_ORDER},
             "embedded": int(len(missing)),
             "reused": int(found.sum()),
+            "links": n_links,
             "embed_rows_per_second": round(len(missing) / embed_seconds, 1) if len(missing) else None,
             "embed_seconds": round(embed_seconds, 2),
             "sparse_seconds": round(sparse_seconds, 2),
@@ -304,6 +356,7 @@ def build_index(db_path: Path, index_dir: Path, progress: Progress | None = None
                 "usearch": (staging / DENSE_FILE).stat().st_size,
                 "vectors": (staging / VECTORS_FILE).stat().st_size,
                 "rows": (staging / ROWS_FILE).stat().st_size,
+                "links": (staging / LINKS_FILE).stat().st_size,
             },
         }
         stats["seconds"] = round(time.perf_counter() - started, 2)

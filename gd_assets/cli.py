@@ -44,16 +44,7 @@ def _absolute(source: str) -> str:
 
 
 def instance() -> dg.DagsterInstance:
-    """The data directory's Dagster instance; creating its storage is serialised across processes."""
-    import fcntl
-
-    dagster_home = home.ensure_dagster_home()
-    with open(dagster_home / ".instance.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            return dg.DagsterInstance.get()
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    return home.dagster_instance()
 
 
 def _failure_message(result: dg.ExecuteInProcessResult) -> str:
@@ -418,6 +409,31 @@ def cmd_resume(args: argparse.Namespace) -> int:
     return 0
 
 
+def forget(project: str) -> int:
+    """Drop a project's fragment partitions and rows (its runs and events stay in the instance's history)."""
+    from gd_assets.partitions import fragments_partitions, projects_partitions
+
+    inst = instance()
+    prefix = project + "/"
+    keys = [k for k in inst.get_dynamic_partitions(fragments_partitions.name) if k.startswith(prefix)]
+    for key in keys:
+        inst.delete_dynamic_partition(fragments_partitions.name, key)
+    if inst.has_dynamic_partition(projects_partitions.name, project):
+        inst.delete_dynamic_partition(projects_partitions.name, project)
+    from gd_assets import duck
+
+    with duck.connect(store.db_path()) as con:
+        store.create_tables(con)
+        for table in ("candidates", "evidence", "judgements", "fragments", "files", "verdicts", "projects"):
+            con.execute(f"DELETE FROM {table} WHERE project = ?", [project])
+    return len(keys)
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    print(f"{args.project}: removed {forget(args.project)} fragment partitions and the project's rows")
+    return 0
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     doc = show_document(args.project, args.key)
     if args.json:
@@ -484,6 +500,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("project")
     p.add_argument("--judge", choices=["evidence", "vllm", "openai"])
     p.set_defaults(func=cmd_resume)
+
+    p = sub.add_parser("forget", help="remove a project: its fragment partitions and its rows")
+    p.add_argument("project")
+    p.set_defaults(func=cmd_forget)
 
     p = sub.add_parser("dump", help="print the '# <path>' dump of a project's included files")
     p.add_argument("source")

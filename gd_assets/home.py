@@ -77,3 +77,19 @@ def ensure_dagster_home() -> Path:
         config.write_text(text)
     os.environ["DAGSTER_HOME"] = str(home)
     return home
+
+
+def dagster_instance():
+    """The data directory's Dagster instance. Creating its sqlite storage is serialised across
+    processes: two commands started at once on a fresh directory would otherwise race on the schema."""
+    import fcntl
+
+    import dagster as dg
+
+    dagster_home = ensure_dagster_home()
+    with open(dagster_home / ".instance.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return dg.DagsterInstance.get()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Install, then run the main job on the bundled examples (Godot 3 and Godot 4 projects).
+# Install, build the Godot 3/4 reference corpus once, then run the main job on the bundled examples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install.sh
 . .venv/bin/activate
+# The corpus comes from ../shared/corpus when it is next to the checkout, else from Debian's
+# source packages (or GitHub): `gd-assets corpus build` picks (auto) and skips what is unchanged.
+if [ -d ../shared/corpus ]; then source=../shared/corpus; else source=auto; fi
+gd-assets corpus build --source "$source"
 for project in examples/dodge-godot3 examples/dodge-godot4; do
-  gd-assets fragments "$project"
+  gd-assets analyze "$project"
   echo
 done

@@ -26,6 +26,7 @@ CORPUS_ASSETS = ["corpus_sources", "docs_chunks", "api_mapping", "label_prototyp
 START_SECONDS = 180
 STOP_SECONDS = 30
 BACKFILL_SECONDS = 300
+UNFINISHED = {"REQUESTED", "CANCELING", "FAILING"}
 
 STOP_FUNCTION = "\nfunc stop():\n\thide()\n\t$CollisionShape2D.disabled = true\n"
 
@@ -114,7 +115,7 @@ class DagsterUI:
     def __init__(self, port: int, log: Path):
         self.url = f"http://127.0.0.1:{port}/graphql"
         self.log = log
-        command = [str(Path(sys.executable).with_name("dagster")), "dev", "-h", "127.0.0.1", "-p", str(port), "-w", "/tmp/ui-ws/workspace.yaml"]
+        command = [str(Path(sys.executable).with_name("gd-assets")), "dev", "--host", "127.0.0.1", "--port", str(port)]
         with log.open("wb") as out:
             self.process = subprocess.Popen(command, cwd=REPO, env=dict(os.environ), stdout=out,
                                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -274,16 +275,17 @@ def test_ui_shows_partitions_debug_view_and_backfills_missing_fragments(analysed
 def test_backfill_from_the_ui_judges_the_new_fragment(analysed, ui, tmp_path):
     ui.wait_until_loaded(START_SECONDS)
     new_key = add_a_function(ui, tmp_path, analysed)
-    launch_backfill(ui, [new_key])
+    backfill_id = launch_backfill(ui, [new_key])["id"]
 
     # the daemon of `gd-assets dev` runs it: the new fragment gets its evidence, then its judgement
     deadline = time.monotonic() + BACKFILL_SECONDS
-    while time.monotonic() < deadline:
-        judged = partition_statuses(ui, "fragment_judgement")
-        if new_key in judged["materializedPartitions"] or judged["failedPartitions"]:
-            break
+    status = "REQUESTED"
+    while status in UNFINISHED and time.monotonic() < deadline:
         time.sleep(2)
-    assert judged["failedPartitions"] == [], ui.log_tail()
+        status = ui.query(BACKFILL_STATUS, {"id": backfill_id})["partitionBackfillOrError"]["status"]
+    assert status == "COMPLETED_SUCCESS", f"backfill {status}:\n{ui.log_tail()}"
+    judged = partition_statuses(ui, "fragment_judgement")
+    assert judged["failedPartitions"] == []
     assert judged["stats"]["numMaterialized"] == len(analysed) + 1, f"backfill unfinished:\n{ui.log_tail()}"
     judgement = latest_metadata(ui, "fragment_judgement", new_key)
     assert judgement["signal"]["text"] in {"godot3", "godot4", "neutral"}
