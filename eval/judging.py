@@ -22,7 +22,7 @@ from gd_assets.core import evidence as evidence_module
 from gd_assets.core import retrieval as retrieval_module
 from gd_assets.core.cues import DEFAULT_REQUEST, extract_cues
 from gd_assets.core.judges.base import JudgeInput, Judgement
-from gd_assets.core.slicing import Fragment, slice_file
+from gd_assets.core.slicing import Fragment, function_name, slice_file
 
 FUNCTION_KINDS = ("function", "function_part")
 _EVIDENCE_BATCH = 512
@@ -41,13 +41,15 @@ class Item:
     symbol: str
     file_kind: str
     text: str
+    file_functions: tuple[str, ...] = ()
 
 
 def items_of_file(key_prefix: str, path: str, file_kind: str, text: str) -> list[Item]:
     """The fragments of one file as items; keys read `<prefix>/<path>::<symbol>`."""
     frags: list[Fragment] = slice_file(path, file_kind, text)
+    functions = tuple(sorted({function_name(f.symbol) for f in frags if f.kind in ("function", "function_part")}))
     return [Item(f"{key_prefix}/{path}::{f.symbol}", path, f.start_line, f.end_line, f.kind, f.symbol,
-                 file_kind, f.text) for f in frags]
+                 file_kind, f.text, functions) for f in frags]
 
 
 def load_judge(name: str, home: str | None = None, corpus_dir: str | None = None):
@@ -63,9 +65,12 @@ def load_judge(name: str, home: str | None = None, corpus_dir: str | None = None
 
 
 def _progress(label: str, done: int, total: int, started: float) -> None:
-    if sys.stderr.isatty() or done == total:
-        print(f"\r{label}: {done}/{total} ({time.monotonic() - started:.0f}s)", end="\n" if done == total else "",
-              file=sys.stderr, flush=True)
+    """A progress line on stderr: rewritten in place on a terminal, one line per step otherwise."""
+    text = f"{label}: {done}/{total} ({time.monotonic() - started:.0f}s)"
+    if sys.stderr.isatty():
+        print("\r" + text, end="\n" if done == total else "", file=sys.stderr, flush=True)
+    else:
+        print(text, file=sys.stderr, flush=True)
 
 
 class EvidenceSource:
@@ -131,7 +136,8 @@ class EvidenceSource:
     def _input(self, item: Item, cues, candidates) -> JudgeInput:
         return JudgeInput(key=item.key, path=item.path, start_line=item.start_line, end_line=item.end_line,
                           kind=item.kind, file_kind=item.file_kind, text=item.text, cues=list(cues),
-                          candidates=list(candidates), request=self.request)
+                          candidates=list(candidates), request=self.request,
+                          file_functions=list(item.file_functions))
 
     def _save(self) -> None:
         assert self.cache_path is not None
@@ -149,12 +155,15 @@ def run_judge(judge, items: Sequence[Item], evidence: EvidenceSource | None) -> 
         inputs = evidence.inputs(items)
     else:
         inputs = [JudgeInput(key=i.key, path=i.path, start_line=i.start_line, end_line=i.end_line, kind=i.kind,
-                             file_kind=i.file_kind, text=i.text, cues=[], candidates=[], request=DEFAULT_REQUEST)
+                             file_kind=i.file_kind, text=i.text, cues=[], candidates=[], request=DEFAULT_REQUEST,
+                             file_functions=list(i.file_functions))
                   for i in items]
     out: dict[str, Judgement] = {}
     started = time.monotonic()
     for b in range(0, len(inputs), _JUDGE_BATCH):
         for judgement in judge.judge(inputs[b : b + _JUDGE_BATCH]):
             out[judgement.key] = judgement
-        _progress(f"judge {judge.name}", min(b + _JUDGE_BATCH, len(inputs)), len(inputs), started)
+        done = min(b + _JUDGE_BATCH, len(inputs))
+        if done == len(inputs) or (b // _JUDGE_BATCH) % 20 == 19:
+            _progress(f"judge {judge.name}", done, len(inputs), started)
     return out

@@ -91,7 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     projects = load_projects(args.mirror, args.limit)
     items = [i for p in projects for i in p.items]
     judge = load_judge(args.judge, home=args.home, corpus_dir=args.corpus_dir)
-    evidence = EvidenceSource(args.home, cache_root(), retrieval=not args.no_retrieval)
+    evidence = None
+    if getattr(judge, "needs_evidence", True):
+        evidence = EvidenceSource(args.home, cache_root(), retrieval=not args.no_retrieval)
     judgements = run_judge(judge, items, evidence)
 
     results = []
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
                             "explanation": v.get("explanation", ""),
                             "opposite": [r for r in rows if r["signal"] == opposite]})
 
-    print(f"\nverdicts: judge {judge.name} ({getattr(judge, 'model', '')}); evidence: {evidence.description}; "
+    print(f"\nverdicts: judge {judge.name} ({getattr(judge, 'model', '')}); evidence: {evidence.description if evidence else 'none'}; "
           f"{len(projects)} projects, {len(items)} fragments")
     print(f"{'branch':8} {'mode':8} {'expected':9} {'accuracy':>20}   verdicts")
     for branch, expected in BRANCHES.items():

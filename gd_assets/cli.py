@@ -59,13 +59,13 @@ def _failure_message(result: dg.ExecuteInProcessResult) -> str:
 def run_assets(assets: Sequence[dg.AssetsDefinition], partition_key: str,
                run_config: dict | None = None, tags: dict | None = None) -> dg.ExecuteInProcessResult:
     """Materialise `assets` for one partition as a real run recorded in the instance."""
-    from gd_assets.definitions import project_defs
+    from gd_assets.definitions import project_resources
 
     result = dg.materialize(
         assets=list(assets),
         partition_key=partition_key,
         instance=instance(),
-        resources=dict(project_defs.resources or {}),
+        resources=dict(project_resources),
         run_config=_with_console(run_config),
         tags={**run_tags(), **(tags or {})},
         raise_on_error=False,
@@ -101,10 +101,10 @@ def stale_keys(project: str, table: str, version_sql: str) -> list[str]:
 
 
 def _resources(judge: str | None = None) -> dict:
-    from gd_assets.definitions import project_defs
+    from gd_assets.definitions import project_resources
     from gd_assets.resources import JudgeBackend
 
-    resources = dict(project_defs.resources or {})
+    resources = dict(project_resources)
     if judge:
         resources["judge_backend"] = JudgeBackend(backend=judge)
     return resources

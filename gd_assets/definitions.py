@@ -1,22 +1,27 @@
-"""The code location: project-analysis assets and the corpus build, in one Definitions."""
+"""The code location: project-analysis assets and the corpus build, in one Definitions (`defs`)."""
 
 from __future__ import annotations
 
 import dagster as dg
 
-from corpora_build.definitions import defs as corpus_defs
+import corpora_build.definitions as corpus
 from gd_assets.assets.evidence import fragment_evidence
 from gd_assets.assets.fragments import fragments
 from gd_assets.assets.judgement import fragment_judgement
 from gd_assets.assets.sources import project_sources
 from gd_assets.assets.verdict import project_verdict
 from gd_assets.resources import AnalysisStore, JudgeBackend, RetrievalIndex
+from gd_assets.sensors import sensors
 
 project_assets = [project_sources, fragments, fragment_evidence, fragment_judgement, project_verdict]
 
-project_defs = dg.Definitions(
-    assets=project_assets,
-    resources={"analysis_store": AnalysisStore(), "retrieval_index": RetrievalIndex(), "judge_backend": JudgeBackend()},
-)
+project_resources = {
+    "analysis_store": AnalysisStore(),
+    "retrieval_index": RetrievalIndex(),
+    "judge_backend": JudgeBackend(),
+}
 
-defs = dg.Definitions.merge(project_defs, corpus_defs)
+defs = dg.Definitions.merge(
+    dg.Definitions(assets=project_assets, resources=project_resources, sensors=sensors),
+    corpus.defs,
+)

@@ -254,7 +254,9 @@ def evidence_by_key(keys: Sequence[str], path: Path | None = None) -> tuple[pl.D
     """(evidence rows joined with their fragment and file kind, candidate rows) for `keys`."""
     ev = query(
         "SELECT e.*, f.kind, f.text, f.dump_start_line, f.dump_end_line, f.content_hash AS fragment_hash, "
-        "fi.kind AS file_kind FROM evidence e JOIN fragments f ON f.key = e.key "
+        "fi.kind AS file_kind, (SELECT list(g.symbol) FROM fragments g WHERE g.project = f.project "
+        "AND g.path = f.path AND g.kind IN ('function', 'function_part')) AS file_functions "
+        "FROM evidence e JOIN fragments f ON f.key = e.key "
         "JOIN files fi ON fi.id = f.project || '/' || f.path WHERE e.key IN (SELECT unnest(?::VARCHAR[]))",
         [list(keys)], path)
     cands = query("SELECT * FROM candidates WHERE key IN (SELECT unnest(?::VARCHAR[])) ORDER BY key, rank",

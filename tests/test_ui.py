@@ -270,8 +270,6 @@ def test_ui_shows_partitions_debug_view_and_backfills_missing_fragments(analysed
     assert sorted(a["path"][0] for a in backfill["assetSelection"]) == ["fragment_evidence", "fragment_judgement"]
 
 
-@pytest.mark.xfail(strict=True, reason="one backfill run holds both assets and fragment_evidence yields no Output, "
-                                       "so the judgement step is skipped and the partition is marked failed")
 def test_backfill_from_the_ui_judges_the_new_fragment(analysed, ui, tmp_path):
     ui.wait_until_loaded(START_SECONDS)
     new_key = add_a_function(ui, tmp_path, analysed)

@@ -18,6 +18,7 @@ from gd_assets.core.judges import JudgeInput, Judgement
 from gd_assets.core.judges.evidence import RULES_VERSION
 from gd_assets.core.judges.prompt import PROMPT_VERSION
 from gd_assets.core.retrieval import Candidate
+from gd_assets.core.slicing import function_name
 from gd_assets.partitions import fragments_partitions
 from gd_assets.resources import AnalysisStore, JudgeBackend
 
@@ -41,7 +42,7 @@ def judge_inputs(ev_rows: list[dict], cand_rows: list[dict]) -> list[JudgeInput]
         items.append(JudgeInput(
             key=e["key"], path=e["path"], start_line=e["start_line"], end_line=e["end_line"], kind=e["kind"],
             file_kind=e["file_kind"], text=e["text"], cues=cues, candidates=by_key.get(e["key"], []),
-            request=e["request"]))
+            request=e["request"], file_functions=sorted({function_name(s) for s in e["file_functions"] or []})))
     return items
 
 
@@ -83,7 +84,9 @@ def judgement_metadata(item: JudgeInput, ev: dict, j: Judgement, judge) -> dict:
 @dg.asset(
     partitions_def=fragments_partitions,
     deps=[fragment_evidence],
-    backfill_policy=dg.BackfillPolicy.single_run(),
+    # Not single_run like the evidence: a backfill then never puts both in one run, where the
+    # evidence's per-partition events (no output) would make Dagster skip the judgement step.
+    backfill_policy=dg.BackfillPolicy.multi_run(max_partitions_per_run=100_000),
     output_required=False,
     group_name="projects",
     code_version=f"judgement-1|{RULES_VERSION}|{PROMPT_VERSION}",

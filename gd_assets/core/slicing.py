@@ -373,6 +373,11 @@ def _dedupe_symbols(frags: list[Fragment]) -> None:
             frag.symbol = f"{frag.symbol}~{count}"
 
 
+def function_name(symbol: str) -> str:
+    """The plain name a function fragment defines: `Inner.method@2` -> `method`."""
+    return symbol.rsplit(".", 1)[-1].split("@", 1)[0].split("~", 1)[0]
+
+
 def uncovered_lines(text: str, frags: list[Fragment]) -> tuple[list[int], list[int]]:
     """(non-blank lines in no fragment, lines in more than one fragment), 1-based: both must be empty."""
     lines = text.split("\n")

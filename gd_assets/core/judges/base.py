@@ -32,6 +32,7 @@ class JudgeInput:
     cues: list[Cue]
     candidates: list[Candidate]   # in rank order; legend number = position + 1
     request: str
+    file_functions: list[str] = field(default_factory=list)  # functions the same file defines (calls to them are local)
 
     def legend(self) -> dict[int, dict]:
         return {i + 1: {"table": c.table, "id": c.id, "title": c.title} for i, c in enumerate(self.candidates)}

@@ -115,7 +115,7 @@ class EvidenceJudge:
 
     def _gdscript_markers(self, item: JudgeInput) -> list[Marker]:
         out: list[Marker] = []
-        defined = {c.cue for c in item.cues if c.source == "function"}
+        defined = {c.cue for c in item.cues if c.source == "function"} | set(item.file_functions)
         for cue in item.cues:
             text, source = cue.cue, cue.source
             if source == "converter_leftover" and text == "TODOConverter":
