@@ -13,6 +13,7 @@ import dagster as dg
 
 from gd_assets import home, store
 from gd_assets.assets.metadata import line_range
+from gd_assets.core.cues import DEFAULT_REQUEST
 from gd_assets.core.dump import to_dump
 from gd_assets.core.ingest import IngestError, default_project_name, ingest, project_slug
 from gd_assets.runs import materialize_fragments
@@ -125,28 +126,45 @@ def run_fragment_asset(asset: dg.AssetsDefinition, keys: Sequence[str], run_conf
     return len(keys)
 
 
+def current_versions() -> tuple[str | None, str | None]:
+    """(corpus version, index version) of the corpus this data directory reads; None when not built."""
+    from gd_assets.resources import RetrievalIndex
+
+    index = RetrievalIndex()
+    try:
+        return index.corpus_version(), index.load().version
+    except (dg.Failure, FileNotFoundError):
+        return None, None
+
+
 def run_evidence(project: str, request: str | None = None) -> int:
-    """Evidence for the project's fragments that lack it for their current text and parameters."""
+    """Evidence for fragments that lack it for their current text, request, corpus and parameters."""
     from gd_assets.assets.evidence import PARAMS, fragment_evidence
 
-    version = f"t.retrieval_version <> '{PARAMS.version()}'"
-    if request:
-        version += " OR t.request <> " + "'" + request.replace("'", "''") + "'"
+    def quoted(text: str) -> str:
+        return "'" + text.replace("'", "''") + "'"
+
+    corpus, index = current_versions()
+    version = f"t.retrieval_version <> {quoted(PARAMS.version())}"
+    if corpus and index:
+        version += f" OR t.corpus_version <> {quoted(corpus)} OR t.index_version <> {quoted(index)}"
+    version += f" OR t.request <> {quoted(request or DEFAULT_REQUEST)}"
     keys = stale_keys(project, "evidence", version)
     config = {"ops": {"fragment_evidence": {"config": {"request": request}}}} if request else {}
     return run_fragment_asset(fragment_evidence, keys, config)
 
 
 def run_judgement(project: str, judge: str | None = None) -> int:
-    """Judgements for fragments whose evidence is newer than their judgement (or that have none)."""
-    from gd_assets.assets.judgement import fragment_judgement
+    """Judgements for fragments whose evidence is newer than their judgement, or judged by other rules."""
+    from gd_assets.assets.judgement import fragment_judgement, judge_version
     from gd_assets.resources import JudgeBackend
 
     backend = judge or JudgeBackend().backend
     rows = store.query(
         "SELECT f.key FROM fragments f JOIN evidence e ON e.key = f.key LEFT JOIN judgements j ON j.key = f.key "
         "WHERE f.project = ? AND (j.key IS NULL OR j.content_hash <> f.content_hash OR j.judge <> ? "
-        "OR j.judged_at < e.computed_at) ORDER BY f.path, f.ordinal", [project, backend])
+        "OR j.prompt_version <> ? OR j.judged_at < e.computed_at) ORDER BY f.path, f.ordinal",
+        [project, backend, judge_version(backend)])
     return run_fragment_asset(fragment_judgement, rows["key"].to_list(), judge=judge)
 
 
@@ -257,7 +275,8 @@ def print_show(doc: dict, out=sys.stdout) -> None:
     print(doc["text"], file=out)
     print("\n--- cues (retriever input) ---", file=out)
     for c in doc["cues"]:
-        print(f"  {c['cue']}   [{c['from']}]", file=out)
+        note = ", judge only: not searched" if c["from"] == "name" else ""
+        print(f"  {c['cue']}   [{c['from']}{note}]", file=out)
     print(f"\n--- candidates ({len(doc['candidates'])}) ---", file=out)
     for c in doc["candidates"]:
         sparse = c["sparse_rank"] if c["sparse_rank"] is not None else "-"
@@ -326,22 +345,15 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 def stale_judgements(project: str) -> int:
     """Judgements made from other text, corpus, index, retrieval parameters or judge rules than now."""
     from gd_assets.assets.evidence import PARAMS
-    from gd_assets.core.judges.evidence import RULES_VERSION
-    from gd_assets.core.judges.prompt import PROMPT_VERSION
-    from gd_assets.resources import RetrievalIndex
+    from gd_assets.assets.judgement import judge_version
 
-    index = RetrievalIndex()
-    try:
-        corpus, index_version = index.corpus_version(), index.load().version
-    except (dg.Failure, FileNotFoundError):
-        corpus, index_version = None, None
+    corpus, index_version = current_versions()
     rows = store.query(
-        "SELECT j.* , f.content_hash AS now_hash FROM judgements j JOIN fragments f ON f.key = j.key "
+        "SELECT j.*, f.content_hash AS now_hash FROM judgements j JOIN fragments f ON f.key = j.key "
         "WHERE f.project = ?", [project]).to_dicts()
     stale = 0
     for r in rows:
-        versions = (r["retrieval_version"] != PARAMS.version()
-                    or r["prompt_version"] not in (RULES_VERSION, PROMPT_VERSION)
+        versions = (r["retrieval_version"] != PARAMS.version() or r["prompt_version"] != judge_version(r["judge"])
                     or (corpus is not None and (r["corpus_version"] != corpus or r["index_version"] != index_version)))
         stale += r["content_hash"] != r["now_hash"] or versions
     return stale
@@ -525,6 +537,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import signal
+
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `gd-assets status X | head` ends quietly
     args = parser().parse_args(argv)
     if args.verbose:
         os.environ["GD_ASSETS_VERBOSE"] = "1"

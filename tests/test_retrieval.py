@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -284,11 +283,9 @@ ACCEPTANCE: dict[str, list[set[str]]] = {
 
 
 @pytest.mark.slow
-def test_acceptance_queries_on_the_built_corpus():
-    home = os.environ.get("GD_ASSETS_TEST_CORPUS_HOME")
-    if not home or current_build(Path(home) / "index") is None:
-        pytest.skip("set GD_ASSETS_TEST_CORPUS_HOME to a data directory with a built index/")
-    index = CorpusIndex.load(Path(home) / "index")
+def test_acceptance_queries_on_the_built_corpus(corpus_home):
+    assert current_build(corpus_home / "index") is not None
+    index = CorpusIndex.load(corpus_home / "index")
     for text, wanted in ACCEPTANCE.items():
         top5 = set(_ids(index.search_text(text, k=5)))
         missing = [sorted(ids) for ids in wanted if not ids & top5]

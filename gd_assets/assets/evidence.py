@@ -66,7 +66,8 @@ def debug_metadata(frag: dict, ev: Evidence) -> dict:
         "tracking (not searched)": dg.MetadataValue.text(tracking(frag)),
         "fragment": dg.MetadataValue.md(f"```gdscript\n{frag['text'][:4000]}\n```"),
         "cues (retriever input)": dg.MetadataValue.md(
-            "\n".join(f"- `{c.cue}` ({c.source})" for c in ev.cues) or "(none)"),
+            "\n".join(f"- `{c.cue}` ({c.source}{', judge only: not searched' if c.source == 'name' else ''})"
+                      for c in ev.cues) or "(none)"),
         "candidates": dg.MetadataValue.md(md_table(
             ["rank", "table", "title", "sparse rank", "dense", "score"],
             [(c.rank, c.table, c.title, c.sparse_rank or "", f"{c.dense_score:.3f}", f"{c.score:.3f}")

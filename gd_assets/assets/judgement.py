@@ -46,6 +46,11 @@ def judge_inputs(ev_rows: list[dict], cand_rows: list[dict]) -> list[JudgeInput]
     return items
 
 
+def judge_version(backend: str) -> str:
+    """The rules (evidence judge) or prompt template (model judges) a judgement was made with."""
+    return RULES_VERSION if backend == "evidence" else PROMPT_VERSION
+
+
 def judgement_row(item: JudgeInput, ev: dict, j: Judgement, judge) -> dict:
     legend = item.legend()
     return {
@@ -55,7 +60,7 @@ def judgement_row(item: JudgeInput, ev: dict, j: Judgement, judge) -> dict:
         "related": json.dumps(j.related), "legend": json.dumps(legend, ensure_ascii=False),
         "evidence": json.dumps([{"n": n, **legend[n]} for n in j.evidence], ensure_ascii=False),
         "judge": judge.name, "model": judge.model,
-        "prompt_version": PROMPT_VERSION if judge.name != "evidence" else RULES_VERSION,
+        "prompt_version": judge_version(judge.name),
         "corpus_version": ev["corpus_version"], "index_version": ev["index_version"],
         "retrieval_version": ev["retrieval_version"],
         "judged_at": dt.datetime.now(dt.timezone.utc).replace(tzinfo=None),

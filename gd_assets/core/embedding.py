@@ -67,7 +67,10 @@ def load_embedder():
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import torch
+    import transformers
     from sentence_transformers import SentenceTransformer
+
+    transformers.logging.disable_progress_bar()  # the weights load from disk in a blink: no bar on stderr
 
     dtype = embed_dtype()
     kwargs = {"torch_dtype": torch.bfloat16} if dtype == "bfloat16" else {}
