@@ -5,6 +5,7 @@ materialisation is recorded the moment its batch is committed, so a crash loses 
 """
 
 import datetime as dt
+import hashlib
 import json
 from typing import Iterator
 
@@ -20,6 +21,7 @@ from gd_assets.resources import AnalysisStore, RetrievalIndex
 
 PARAMS = RetrievalParams()
 BATCH = 64
+CODE_VERSION = f"evidence-1|{PARAMS.version()}"
 
 
 class EvidenceConfig(dg.Config):
@@ -60,6 +62,19 @@ def evidence_rows(frag: dict, ev: Evidence, corpus_version: str, index_version: 
     return row, cands
 
 
+def evidence_data_version(content_hash: str, cues: str, candidate_ids: list[str], index_version: str) -> str:
+    """A stable version of one fragment's evidence: what the judgement records as its input."""
+    blob = json.dumps([content_hash, cues, candidate_ids, index_version])
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def lineage_tags(code_version: str, data_version: str, inputs: dict[str, str]) -> dict[str, str]:
+    """Tags that let Dagster tell a partition stale (code version, or an input's data version, changed)."""
+    tags = {"dagster/code_version": code_version, "dagster/data_version": data_version}
+    tags.update({f"dagster/input_data_version/{name}": version for name, version in inputs.items()})
+    return tags
+
+
 def debug_metadata(frag: dict, ev: Evidence) -> dict:
     """The debug view: tracking (not searched) apart from what went into the retriever."""
     return {
@@ -83,7 +98,7 @@ def debug_metadata(frag: dict, ev: Evidence) -> dict:
     backfill_policy=dg.BackfillPolicy.single_run(),
     output_required=False,
     group_name="projects",
-    code_version=f"evidence-1|{PARAMS.version()}",
+    code_version=CODE_VERSION,
     kinds={"duckdb"},
     description="Cues of each fragment's body and the candidates hybrid retrieval found in the three tables.",
 )
@@ -110,7 +125,13 @@ def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig,
             cands.extend(cand_rows)
         store.upsert_many([("evidence", store.frame("evidence", rows)),
                            ("candidates", store.frame("candidates", cands))], path=db, replace_keys=batch)
-        for frag, ev in zip(frags, found):
-            yield dg.AssetMaterialization(asset_key=context.asset_key, partition=frag["key"],
-                                          metadata=debug_metadata(frag, ev))
+        by_key: dict[str, list[str]] = {}
+        for cand in cands:
+            by_key.setdefault(cand["key"], []).append(cand["row_id"])
+        for frag, ev, row in zip(frags, found, rows):
+            version = evidence_data_version(frag["content_hash"], row["cues"], by_key.get(frag["key"], []),
+                                            index.version)
+            yield dg.AssetMaterialization(
+                asset_key=context.asset_key, partition=frag["key"], metadata=debug_metadata(frag, ev),
+                tags=lineage_tags(CODE_VERSION, version, {"corpus_index": index.version}))
         done += len(frags)

@@ -5,13 +5,20 @@ fed back. Batched like the evidence, each completion recorded as soon as its bat
 """
 
 import datetime as dt
+import hashlib
 import json
 from typing import Iterator
 
 import dagster as dg
 
 from gd_assets import store
-from gd_assets.assets.evidence import fragment_evidence, short_place, tracking
+from gd_assets.assets.evidence import (
+    evidence_data_version,
+    fragment_evidence,
+    lineage_tags,
+    short_place,
+    tracking,
+)
 from gd_assets.assets.metadata import md_table
 from gd_assets.core.cues import Cue
 from gd_assets.core.judges import JudgeInput, Judgement
@@ -23,6 +30,7 @@ from gd_assets.partitions import fragments_partitions
 from gd_assets.resources import AnalysisStore, JudgeBackend
 
 BATCH = 64
+CODE_VERSION = f"judgement-1|{RULES_VERSION}|{PROMPT_VERSION}"
 
 
 class JudgementConfig(dg.Config):
@@ -94,7 +102,7 @@ def judgement_metadata(item: JudgeInput, ev: dict, j: Judgement, judge) -> dict:
     backfill_policy=dg.BackfillPolicy.multi_run(max_partitions_per_run=100_000),
     output_required=False,
     group_name="projects",
-    code_version=f"judgement-1|{RULES_VERSION}|{PROMPT_VERSION}",
+    code_version=CODE_VERSION,
     kinds={"duckdb"},
     description="Per fragment: Godot 3 / Godot 4 / neutral, migration needed, confidence, rationale, evidence.",
 )
@@ -120,6 +128,11 @@ def fragment_judgement(context: dg.AssetExecutionContext, config: JudgementConfi
         store.upsert("judgements", store.frame("judgements", [
             judgement_row(item, evs[item.key], j, judge) for item, j in zip(items, results)]), path=db)
         for item, j in zip(items, results):
-            yield dg.AssetMaterialization(asset_key=context.asset_key, partition=item.key,
-                                          metadata=judgement_metadata(item, evs[item.key], j, judge))
+            ev = evs[item.key]
+            ev_version = evidence_data_version(ev["content_hash"], ev["cues"], [c.id for c in item.candidates],
+                                               ev["index_version"])
+            version = hashlib.sha256(f"{ev_version}|{judge.name}|{judge.model}|{j}".encode()).hexdigest()[:16]
+            yield dg.AssetMaterialization(
+                asset_key=context.asset_key, partition=item.key, metadata=judgement_metadata(item, ev, j, judge),
+                tags=lineage_tags(CODE_VERSION, version, {"fragment_evidence": ev_version}))
         done += len(batch)
