@@ -103,8 +103,8 @@ def fixture_probes() -> list[Probe]:
     return probes
 
 
-def search(probes: list[Probe]) -> None:
-    """Rank of the right row for every probe, through gather_evidence in the asset's batch size."""
+def search(probes: list[Probe]) -> str:
+    """Rank of the right row for every probe, through gather_evidence in the asset's batch size; the index version."""
     from gd_assets.core.cues import DEFAULT_REQUEST
     from gd_assets.core.evidence import gather_evidence
     from gd_assets.core.retrieval import CorpusIndex, RetrievalParams
@@ -121,6 +121,7 @@ def search(probes: list[Probe]) -> None:
             probe.cues = tuple(c.cue for c in ev.cues if c.source != "request")
         print(f"  searched {min(start + BATCH, len(probes))}/{len(probes)}", file=sys.stderr, end="\r")
     print(file=sys.stderr)
+    return index.version
 
 
 def report(probes: list[Probe], worst: int) -> dict[str, float]:
@@ -173,8 +174,9 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     probes = fixture_probes() + rename_probes(corpora_db_path(), args.limit)
-    search(probes)
-    print(f"{len(probes)} probes searched in {time.perf_counter() - started:.1f} s (corpus {corpora_db_path()})\n")
+    version = search(probes)
+    print(f"{len(probes)} probes searched in {time.perf_counter() - started:.1f} s "
+          f"(corpus {corpora_db_path()}, index {version})\n")
     report(probes, args.worst)
     return 0
 

@@ -139,13 +139,13 @@ def current_versions() -> tuple[str | None, str | None]:
 
 def run_evidence(project: str, request: str | None = None) -> int:
     """Evidence for fragments that lack it for their current text, request, corpus and parameters."""
-    from gd_assets.assets.evidence import PARAMS, fragment_evidence
+    from gd_assets.assets.evidence import RETRIEVAL_VERSION, fragment_evidence
 
     def quoted(text: str) -> str:
         return "'" + text.replace("'", "''") + "'"
 
     corpus, index = current_versions()
-    version = f"t.retrieval_version <> {quoted(PARAMS.version())}"
+    version = f"t.retrieval_version <> {quoted(RETRIEVAL_VERSION)}"
     if corpus and index:
         version += f" OR t.corpus_version <> {quoted(corpus)} OR t.index_version <> {quoted(index)}"
     version += f" OR t.request <> {quoted(request or DEFAULT_REQUEST)}"
@@ -344,7 +344,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 def stale_judgements(project: str) -> int:
     """Judgements made from other text, corpus, index, retrieval parameters or judge rules than now."""
-    from gd_assets.assets.evidence import PARAMS
+    from gd_assets.assets.evidence import RETRIEVAL_VERSION
     from gd_assets.assets.judgement import judge_version
 
     corpus, index_version = current_versions()
@@ -353,7 +353,7 @@ def stale_judgements(project: str) -> int:
         "WHERE f.project = ?", [project]).to_dicts()
     stale = 0
     for r in rows:
-        versions = (r["retrieval_version"] != PARAMS.version() or r["prompt_version"] != judge_version(r["judge"])
+        versions = (r["retrieval_version"] != RETRIEVAL_VERSION or r["prompt_version"] != judge_version(r["judge"])
                     or (corpus is not None and (r["corpus_version"] != corpus or r["index_version"] != index_version)))
         stale += r["content_hash"] != r["now_hash"] or versions
     return stale

@@ -14,6 +14,7 @@ import dagster as dg
 from gd_assets import store
 from gd_assets.assets.metadata import line_range, md_table
 from gd_assets.core.cues import DEFAULT_REQUEST
+from gd_assets.core.embedding import QUERY_MAX_TOKENS
 from gd_assets.core.evidence import Evidence, gather_evidence
 from gd_assets.core.retrieval import RetrievalParams
 from gd_assets.partitions import fragments_partitions
@@ -21,7 +22,9 @@ from gd_assets.resources import AnalysisStore, RetrievalIndex
 
 PARAMS = RetrievalParams()
 BATCH = 64
-CODE_VERSION = f"evidence-1|{PARAMS.version()}"
+# What shapes the candidates: fusion parameters and the query token budget of the embedder.
+RETRIEVAL_VERSION = f"{PARAMS.version()}|q{QUERY_MAX_TOKENS}"
+CODE_VERSION = f"evidence-1|{RETRIEVAL_VERSION}"
 
 
 class EvidenceConfig(dg.Config):
@@ -52,7 +55,7 @@ def evidence_rows(frag: dict, ev: Evidence, corpus_version: str, index_version: 
         "end_line": frag["end_line"], "content_hash": frag["content_hash"],
         "cues": json.dumps([{"cue": c.cue, "from": c.source} for c in ev.cues], ensure_ascii=False),
         "dense_text": ev.dense_text, "request": request, "corpus_version": corpus_version, "index_version": index_version,
-        "retrieval_version": PARAMS.version(), "computed_at": now,
+        "retrieval_version": RETRIEVAL_VERSION, "computed_at": now,
     }
     cands = [{
         "id": f"{frag['key']}#{c.rank}", "key": frag["key"], "project": frag["project"], "rank": c.rank,
