@@ -6,6 +6,8 @@ is a real run with its history, metadata and check results in the UI.
 
 from __future__ import annotations
 
+import os
+
 import dagster as dg
 
 from corpora_build.assets import ASSETS, TABLE_ASSETS, CorpusSource
@@ -32,4 +34,7 @@ def build_corpus(source: str = "auto", include_index: bool = True,
     return dg.materialize(
         [*assets, *CHECKS], instance=instance, resources={"corpus_source": CorpusSource(source=source)},
         selection=dg.AssetSelection.assets(*assets), raise_on_error=False,
+        # progress (rows embedded, checks) on the console; step-level debug events stay in the UI
+        run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if os.environ.get("GD_ASSETS_VERBOSE")
+                                                                  else "INFO"}}}},
     )
