@@ -126,6 +126,15 @@ def run_fragment_asset(asset: dg.AssetsDefinition, keys: Sequence[str], run_conf
     return len(keys)
 
 
+def with_unmaterialised(project: str, asset: str, keys: list[str]) -> list[str]:
+    """`keys` plus the project's fragments whose partition is missing or failed in the instance
+    (a run can die after committing rows and before recording them), in file order."""
+    frags = store.project_fragments(project)["key"].to_list()
+    states = fragment_states(instance(), asset, frags)
+    wanted = set(keys) | {k for k in frags if states[k] in ("waiting", "failed", "stopped")}
+    return [k for k in frags if k in wanted]
+
+
 def current_versions() -> tuple[str | None, str | None]:
     """(corpus version, index version) of the corpus this data directory reads; None when not built."""
     from gd_assets.resources import RetrievalIndex
@@ -149,7 +158,7 @@ def run_evidence(project: str, request: str | None = None) -> int:
     if corpus and index:
         version += f" OR t.corpus_version <> {quoted(corpus)} OR t.index_version <> {quoted(index)}"
     version += f" OR t.request <> {quoted(request or DEFAULT_REQUEST)}"
-    keys = stale_keys(project, "evidence", version)
+    keys = with_unmaterialised(project, "fragment_evidence", stale_keys(project, "evidence", version))
     config = {"ops": {"fragment_evidence": {"config": {"request": request}}}} if request else {}
     return run_fragment_asset(fragment_evidence, keys, config)
 
@@ -165,7 +174,8 @@ def run_judgement(project: str, judge: str | None = None) -> int:
         "WHERE f.project = ? AND (j.key IS NULL OR j.content_hash <> f.content_hash OR j.judge <> ? "
         "OR j.prompt_version <> ? OR j.judged_at < e.computed_at) ORDER BY f.path, f.ordinal",
         [project, backend, judge_version(backend)])
-    return run_fragment_asset(fragment_judgement, rows["key"].to_list(), judge=judge)
+    keys = with_unmaterialised(project, "fragment_judgement", rows["key"].to_list())
+    return run_fragment_asset(fragment_judgement, keys, judge=judge)
 
 
 def run_verdict(project: str) -> None:

@@ -71,11 +71,28 @@ def evidence_data_version(content_hash: str, cues: str, candidate_ids: list[str]
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def lineage_tags(code_version: str, data_version: str, inputs: dict[str, str]) -> dict[str, str]:
-    """Tags that let Dagster tell a partition stale (code version, or an input's data version, changed)."""
+def lineage_tags(code_version: str, data_version: str, inputs: dict[str, tuple[str, int | None]]) -> dict[str, str]:
+    """Tags that let Dagster tell a partition stale: its code version, and each input's data version
+    with the storage id of the input's materialisation it was made from."""
     tags = {"dagster/code_version": code_version, "dagster/data_version": data_version}
-    tags.update({f"dagster/input_data_version/{name}": version for name, version in inputs.items()})
+    for name, (version, storage_id) in inputs.items():
+        tags[f"dagster/input_data_version/{name}"] = version
+        tags[f"dagster/input_event_pointer/{name}"] = "NULL" if storage_id is None else str(storage_id)
     return tags
+
+
+def latest_inputs(instance: dg.DagsterInstance, asset: str, partitions: list[str] | None = None
+                  ) -> dict[str | None, tuple[str, int | None]]:
+    """(data version, storage id) of the latest materialisation of `asset`, per partition."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=partitions),
+        limit=max(1, len(partitions or ())) * 4).records
+    out: dict[str | None, tuple[str, int | None]] = {}
+    for record in records:  # newest first
+        if record.partition_key not in out:
+            tags = record.asset_materialization.tags or {}
+            out[record.partition_key] = (tags.get("dagster/data_version", ""), record.storage_id)
+    return out
 
 
 def debug_metadata(frag: dict, ev: Evidence) -> dict:
@@ -111,6 +128,8 @@ def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig,
     db = analysis_store.db()
     index = retrieval_index.load()
     corpus_version = retrieval_index.corpus_version()
+    index_input = latest_inputs(context.instance, "corpus_index").get(None, (index.version, None))
+    index_input = (index.version, index_input[1])
     done = 0
     for start in range(0, len(keys), config.batch_size):
         batch = keys[start:start + config.batch_size]
@@ -131,10 +150,12 @@ def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig,
         by_key: dict[str, list[str]] = {}
         for cand in cands:
             by_key.setdefault(cand["key"], []).append(cand["row_id"])
+        projects = latest_inputs(context.instance, "fragments", sorted({f["project"] for f in frags}))
         for frag, ev, row in zip(frags, found, rows):
             version = evidence_data_version(frag["content_hash"], row["cues"], by_key.get(frag["key"], []),
                                             index.version)
+            inputs = {"corpus_index": index_input, "fragments": projects.get(frag["project"], ("", None))}
             yield dg.AssetMaterialization(
                 asset_key=context.asset_key, partition=frag["key"], metadata=debug_metadata(frag, ev),
-                tags=lineage_tags(CODE_VERSION, version, {"corpus_index": index.version}))
+                tags=lineage_tags(CODE_VERSION, version, inputs))
         done += len(frags)

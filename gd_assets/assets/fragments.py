@@ -2,6 +2,7 @@
 
 
 import hashlib
+import json
 from collections import Counter
 
 import dagster as dg
@@ -76,7 +77,9 @@ def fragments(context: dg.AssetExecutionContext, analysis_store: AnalysisStore):
     stored = store.project_fragments(project).to_dicts()
     problems = coverage_problems(files, stored)
     dumped = any(r["dump_start_line"] is not None for r in rows)
+    version = hashlib.sha256(json.dumps(sorted((r["key"], r["content_hash"]) for r in rows)).encode()).hexdigest()[:16]
     yield dg.MaterializeResult(
+        data_version=dg.DataVersion(version),  # changes only when this project's fragments change
         metadata={
             "fragments": len(rows),
             "files": len(files),

@@ -15,6 +15,7 @@ from gd_assets import store
 from gd_assets.assets.evidence import (
     evidence_data_version,
     fragment_evidence,
+    latest_inputs,
     lineage_tags,
     short_place,
     tracking,
@@ -127,12 +128,14 @@ def fragment_judgement(context: dg.AssetExecutionContext, config: JudgementConfi
         results = judge.judge(items)
         store.upsert("judgements", store.frame("judgements", [
             judgement_row(item, evs[item.key], j, judge) for item, j in zip(items, results)]), path=db)
+        pointers = latest_inputs(context.instance, "fragment_evidence", batch)
         for item, j in zip(items, results):
             ev = evs[item.key]
             ev_version = evidence_data_version(ev["content_hash"], ev["cues"], [c.id for c in item.candidates],
                                                ev["index_version"])
+            pointer = pointers.get(item.key, (ev_version, None))[1]
             version = hashlib.sha256(f"{ev_version}|{judge.name}|{judge.model}|{j}".encode()).hexdigest()[:16]
             yield dg.AssetMaterialization(
                 asset_key=context.asset_key, partition=item.key, metadata=judgement_metadata(item, ev, j, judge),
-                tags=lineage_tags(CODE_VERSION, version, {"fragment_evidence": ev_version}))
+                tags=lineage_tags(CODE_VERSION, version, {"fragment_evidence": (ev_version, pointer)}))
         done += len(batch)
