@@ -84,5 +84,8 @@ def test_killed_run_resumes_only_unfinished_fragments(analysis_home, tmp_path):
         n, distinct = store.query(f"SELECT count(*), count(DISTINCT key) FROM {table}").row(0)
         assert n == distinct == total, table
     assert store.query("SELECT count(*) FROM candidates GROUP BY key HAVING count(*) > 20").height == 0
+    checks = instance.event_log_storage.get_latest_asset_check_execution_by_key(
+        [dg.AssetCheckKey(dg.AssetKey("project_verdict"), "project_rows_unique")])
+    assert next(iter(checks.values())).status.value == "SUCCEEDED"
     doc = json.loads(json.dumps(cli.verdict_document("crowd"), default=str))
     assert doc["verdict"] == "godot3" and doc["counts"]["fragments"] == total

@@ -25,9 +25,25 @@ def current_judgements(project: str, db) -> tuple[list[dict], int]:
     return judged, len(rows) - len(judged)
 
 
+UNIQUE_CHECK = "project_rows_unique"
+PROJECT_TABLES = ("files", "fragments", "evidence", "candidates", "judgements")
+
+
+def duplicate_ids(project: str, db) -> dict[str, int]:
+    """Rows sharing an id, per project table (every write is an upsert, so all must be 0)."""
+    out = {}
+    for table in PROJECT_TABLES:
+        key = store.KEYS[table]
+        out[table] = store.query(f"SELECT count(*) - count(DISTINCT {key}) FROM {table} WHERE project = ?",
+                                 [project], db).item()
+    return out
+
+
 @dg.asset(
     partitions_def=projects_partitions,
     deps=[dg.AssetDep(fragment_judgement, partition_mapping=dg.AllPartitionMapping())],
+    check_specs=[dg.AssetCheckSpec(UNIQUE_CHECK, asset="project_verdict",
+                                   description="No two rows of this project's tables share an id.")],
     group_name="projects",
     code_version="verdict-1",
     kinds={"duckdb"},
@@ -52,7 +68,10 @@ def project_verdict(context: dg.AssetExecutionContext, analysis_store: AnalysisS
     md_path.write_text(markdown(summary, judged))
     html_path.write_text(html_page(summary, judged))
     c = summary["counts"]
-    return dg.MaterializeResult(metadata={
+    duplicates = duplicate_ids(project, db)
+    return dg.MaterializeResult(check_results=[dg.AssetCheckResult(
+        check_name=UNIQUE_CHECK, passed=not any(duplicates.values()), severity=dg.AssetCheckSeverity.ERROR,
+        metadata={"duplicates": dg.MetadataValue.json(duplicates)})], metadata={
         "verdict": summary["verdict"],
         "confidence": summary["confidence"],
         "explanation": dg.MetadataValue.text(summary["explanation"]),
