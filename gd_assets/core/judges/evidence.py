@@ -17,7 +17,7 @@ from typing import Sequence
 
 from gd_assets import home
 from gd_assets.core.judges.base import JudgeInput, Judgement
-from gd_assets.core.judges.surface import Surface, load_surface
+from gd_assets.core.judges.surface import Surface, load_surface, split_args
 
 RULES_VERSION = "evidence-rules-1"
 
@@ -232,13 +232,13 @@ class EvidenceJudge:
         name, args = match.groups()
         if name in defined:
             return []
-        count = 0 if not args.strip() else len(_split_args(args))
+        count = 0 if not args.strip() else len(split_args(args))
         if name in ("connect", "disconnect", "is_connected") and count >= 3 and args.strip().startswith('"'):
-            third = _split_args(args)[2].strip()
+            third = split_args(args)[2].strip()
             if third.startswith('"'):
                 return [Marker("3", name, f'`{name}("signal", target, "method")` (Godot 4: `signal.{name}(callable)`)',
                                0.9)]
-        parts = [p.strip() for p in _split_args(args)]
+        parts = [p.strip() for p in split_args(args)]
         if name in _CALLBACK_PAIRS and len(parts) >= 2 and parts[0] == "self" and parts[1].startswith('"'):
             return [Marker("3", name, f'`{name}(self, "method")` passes a method by name (Godot 4: a Callable)', 0.85)]
         if args.strip() == "…":
@@ -286,30 +286,6 @@ _SHAPE_WATCHED = {
 # Godot 3 APIs that took (object, "method") where Godot 4 takes a Callable.
 _CALLBACK_PAIRS = {"start", "funcref", "interpolate_callback", "interpolate_deferred_callback", "follow_method",
                    "targeting_method", "interpolate_method"}
-
-
-def _split_args(args: str) -> list[str]:
-    depth, parts, cur = 0, [], ""
-    quote = None
-    for ch in args:
-        if quote:
-            cur += ch
-            if ch == quote:
-                quote = None
-            continue
-        if ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur)
-    return [p for p in parts if p.strip()]
 
 
 def _project_markers(item: JudgeInput) -> list[Marker]:

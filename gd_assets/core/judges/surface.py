@@ -62,16 +62,18 @@ _PARAMS = re.compile(r"\((.*)\)")
 _ACCESSORS = re.compile(r"\b((?:set|get|is)_\w+)")
 
 
-def _arity(signature: str) -> tuple[int, int] | None:
-    match = _PARAMS.search(signature or "")
-    if match is None:
-        return None
-    inner = match.group(1).strip()
-    if not inner:
-        return (0, 0)
-    depth, parts, cur = 0, [], ""
-    for ch in inner:
-        if ch in "([{":
+def split_args(args: str) -> list[str]:
+    """Top-level comma-separated parts of an argument list (brackets and quotes respected)."""
+    depth, parts, cur, quote = 0, [], "", None
+    for ch in args:
+        if quote:
+            cur += ch
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1
@@ -81,7 +83,17 @@ def _arity(signature: str) -> tuple[int, int] | None:
         else:
             cur += ch
     parts.append(cur)
-    parts = [p.strip() for p in parts if p.strip()]
+    return [p for p in parts if p.strip()]
+
+
+def _arity(signature: str) -> tuple[int, int] | None:
+    match = _PARAMS.search(signature or "")
+    if match is None:
+        return None
+    inner = match.group(1).strip()
+    if not inner:
+        return (0, 0)
+    parts = [p.strip() for p in split_args(inner)]
     if any(p.startswith("...") for p in parts):
         return (sum(1 for p in parts if "=" not in p and not p.startswith("...")), 99)
     required = sum(1 for p in parts if "=" not in p)
