@@ -228,14 +228,7 @@ def print_fragments(doc: dict, out=sys.stdout) -> None:
 
 
 def cmd_fragments(args: argparse.Namespace) -> int:
-    project = ingest_and_slice(args.source, args.project)
-    doc = fragments_document(project)
-    if args.json:
-        json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
-        print()
-    else:
-        print_fragments(doc)
-    return 0
+    return emit(fragments_document(ingest_and_slice(args.source, args.project)), args.json, print_fragments)
 
 
 def show_document(project: str, key: str) -> dict:
@@ -341,15 +334,19 @@ def print_verdict(doc: dict, out=sys.stdout) -> None:
     print(f"  report: {home.data_home() / 'reports' / (doc['project'] + '.html')}", file=out)
 
 
-def cmd_analyze(args: argparse.Namespace) -> int:
-    project = analyze(args.source, args.project, args.request, args.judge)
-    doc = verdict_document(project)
-    if args.json:
+def emit(doc: dict, as_json: bool, printer) -> int:
+    """Print a command's document as JSON or through its human-readable printer."""
+    if as_json:
         json.dump(doc, sys.stdout, indent=2, ensure_ascii=False, default=str)
         print()
     else:
-        print_verdict(doc)
+        printer(doc)
     return 0
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    return emit(verdict_document(analyze(args.source, args.project, args.request, args.judge)), args.json,
+                print_verdict)
 
 
 def stale_judgements(project: str) -> int:
@@ -387,22 +384,21 @@ def status_document(project: str) -> dict:
     return {"project": project, "counts": totals, "fragments": rows}
 
 
-def cmd_status(args: argparse.Namespace) -> int:
+def print_status(doc: dict, out=sys.stdout) -> None:
+    """The seed's view: `player.gd E016-E018  stopped`, one line per fragment in file order."""
     from gd_assets.assets.evidence import short_place
 
-    doc = status_document(args.project)
-    if args.json:
-        json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
-        print()
-        return 0
     places = [short_place(r) for r in doc["fragments"]]
     width = max(len(p) for p in places)
     for place, r in zip(places, doc["fragments"]):
-        print(f"{place:<{width}}  {r['status']}")
+        print(f"{place:<{width}}  {r['status']}", file=out)
     c = doc["counts"]
     print(f"{len(places)} fragments: " + ", ".join(f"{c[k]} {k}" for k in ("done", "failed", "stopped", "running",
-                                                                              "waiting", "stale")))
-    return 0
+                                                                              "waiting", "stale")), file=out)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    return emit(status_document(args.project), args.json, print_status)
 
 
 def resume(project: str, judge: str | None = None) -> dict:
@@ -457,13 +453,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    doc = show_document(args.project, args.key)
-    if args.json:
-        json.dump(doc, sys.stdout, indent=2, ensure_ascii=False, default=str)
-        print()
-    else:
-        print_show(doc)
-    return 0
+    return emit(show_document(args.project, args.key), args.json, print_show)
 
 
 def cmd_dump(args: argparse.Namespace) -> int:
