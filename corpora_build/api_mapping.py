@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from corpora_build.schema import content_hash
+from corpora_build.schema import content_hash, unique_id
 from corpora_build.sources import Source
 from corpora_build.sources.classref import ClassDoc, Member, read_classes
 from corpora_build.sources.files import iter_files
@@ -71,14 +71,8 @@ def parse_rename_map(text: str) -> list[Rename]:
 
 
 def _unique(rid: str, seen: set[str], alt: str) -> str:
-    """Same id on every build: the first pair keeps the plain id, a later collision adds `>new`, then `#n`."""
-    if rid in seen:
-        rid = f"{rid}>{alt}"
-    base, n = rid, 2
-    while rid in seen:
-        rid, n = f"{base}#{n}", n + 1
-    seen.add(rid)
-    return rid
+    """A later collision adds `>new` (or `>removed`...), then `#n`."""
+    return unique_id(rid, seen, f"{rid}>{alt}")
 
 
 def _row(**row) -> dict:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from corpora_build.schema import content_hash
+from corpora_build.schema import content_hash, unique_id
 from corpora_build.sources import Source
 from corpora_build.sources.classref import ClassDoc, Member, read_classes
 from corpora_build.sources.files import iter_files
@@ -40,13 +40,7 @@ def _row(**row: str | None) -> dict:
 
 def _unique(rid: str, seen: set[str], member: Member | None = None) -> str:
     """Overloads (3.x constructors, 4.x operators) share a name: tell them apart by parameter types."""
-    if rid in seen and member is not None:
-        rid = f"{rid}({','.join(member.params)})"
-    base, n = rid, 2
-    while rid in seen:
-        rid, n = f"{base}#{n}", n + 1
-    seen.add(rid)
-    return rid
+    return unique_id(rid, seen, f"{rid}({','.join(member.params)})" if member is not None else None)
 
 
 def class_rows(classes: dict[str, ClassDoc], source: Source) -> list[dict]:

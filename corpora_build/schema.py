@@ -122,6 +122,18 @@ def content_hash(*parts: object) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
+def unique_id(rid: str, seen: set[str], alternative: str | None = None) -> str:
+    """The same id on every build: the first row keeps `rid`; a later collision takes `alternative`
+    (a more specific id) when given, then `#2`, `#3`... in build order. Adds the result to `seen`."""
+    if rid in seen and alternative is not None:
+        rid = alternative
+    base, n = rid, 2
+    while rid in seen:
+        rid, n = f"{base}#{n}", n + 1
+    seen.add(rid)
+    return rid
+
+
 def create_tables(con: duckdb.DuckDBPyConnection) -> None:
     for ddl in TABLES.values():
         con.execute(ddl)

@@ -8,7 +8,6 @@ what the corpus reads. The system's apt configuration is never changed.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import logging
 import re
@@ -18,7 +17,7 @@ from pathlib import Path
 
 from corpora_build.sources import CLASS_PATTERNS, Source, write_manifest
 from corpora_build.sources.archive import classes_source, file_source
-from corpora_build.sources.files import _strip_top
+from corpora_build.sources.files import extract_matching
 
 log = logging.getLogger(__name__)
 
@@ -78,12 +77,7 @@ def source_version(work: Path, package: str) -> str:
 def _extract(orig: Path, target: Path) -> None:
     target.mkdir(parents=True, exist_ok=True)
     with tarfile.open(orig) as tar:
-        for member in tar:
-            rel = _strip_top(member.name)
-            if member.isfile() and any(fnmatch.fnmatch(rel, p) for p in EXTRACT):
-                dest = target / rel
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_bytes(tar.extractfile(member).read())
+        extract_matching(tar, target, EXTRACT)
 
 
 def _package_sources(folder: Path) -> list[Source]:

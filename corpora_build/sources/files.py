@@ -68,3 +68,15 @@ def read_version_py(text: str) -> str:
     if values.get("patch", "0") not in ("0", ""):
         version += f".{values['patch']}"
     return f"{version}-{values.get('status', 'stable')}"
+
+
+def extract_matching(tar: tarfile.TarFile, target: Path, patterns: tuple[str, ...] | list[str]) -> None:
+    """Write the tar's regular files whose path (top folder stripped) matches a pattern under `target`.
+
+    Works on streamed archives too (members are read in order, never seeked back to)."""
+    for member in tar:
+        rel = _strip_top(member.name)
+        if member.isfile() and any(fnmatch.fnmatch(rel, p) for p in patterns):
+            dest = target / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(tar.extractfile(member).read())

@@ -6,7 +6,6 @@ branches carry the `.rst` pages. Only the files the corpus reads are kept in the
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 import os
 import shutil
@@ -16,7 +15,7 @@ from pathlib import Path
 
 from corpora_build.sources import CLASS_PATTERNS, Source, write_manifest
 from corpora_build.sources.archive import classes_source, docs_source, file_source
-from corpora_build.sources.files import _strip_top
+from corpora_build.sources.files import extract_matching
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +34,7 @@ def _download_extract(url: str, target: Path, patterns: tuple[str, ...]) -> None
     shutil.rmtree(tmp, ignore_errors=True)
     log.info("downloading %s", url)
     with urllib.request.urlopen(url, timeout=120) as response, tarfile.open(fileobj=response, mode="r|gz") as tar:
-        for member in tar:
-            rel = _strip_top(member.name)
-            if member.isfile() and any(fnmatch.fnmatch(rel, p) for p in patterns):
-                dest = tmp / rel
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_bytes(tar.extractfile(member).read())
+        extract_matching(tar, tmp, patterns)
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)
 
