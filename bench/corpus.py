@@ -35,17 +35,15 @@ def main() -> None:
     os.environ["GD_ASSETS_HOME"] = args.home or tempfile.mkdtemp(prefix="gd-bench-")
     os.environ.pop("DAGSTER_HOME", None)
 
-    import dagster as dg
 
-    from corpora_build.definitions import build_corpus
     from corpora_build.stats import corpus_stats
     from gd_assets.home import corpora_db_path, index_dir
+    from gd_assets.orchestrate import build_corpus
 
-    instance = dg.DagsterInstance.ephemeral()
     include = not args.no_index
     print(f"data directory {os.environ['GD_ASSETS_HOME']}, source {args.source}")
-    full, full_s = timed("full build", lambda: build_corpus(args.source, include, instance))
-    again, again_s = timed("refresh, nothing changed", lambda: build_corpus(args.source, include, instance))
+    full, full_s = timed("full build", lambda: build_corpus(args.source, include))
+    again, again_s = timed("refresh, nothing changed", lambda: build_corpus(args.source, include))
     print(f"{'refresh / full build':<34} {again_s / full_s:8.1%}  (target under 10%)")
     stats = corpus_stats(corpora_db_path())
     rows = sum(stats["tables"][t] for t in ("docs_chunks", "api_mapping", "label_prototypes"))

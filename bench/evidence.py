@@ -145,22 +145,23 @@ def commit_ms(folder: Path, count: int = 40) -> float:
 
 def dagster_figures(keys: list[str], frags: list[dict], whole: float, sample: int) -> None:
     """(e) fragment_evidence through Dagster: one run over every key, then one run per key of a sample."""
-    from gd_assets.assets.evidence import PARAMS, fragment_evidence
-    from gd_assets.cli import run_fragment_asset
+    from gd_assets.assets.evidence import fragment_evidence
     from gd_assets.core.cues import DEFAULT_REQUEST
     from gd_assets.core.evidence import gather_evidence
     from gd_assets.core.retrieval import CorpusIndex
+    from gd_assets.freshness import PARAMS
     from gd_assets.home import index_dir
+    from gd_assets.orchestrate import materialize
 
     n = len(keys)
     started = time.perf_counter()
-    run_fragment_asset(fragment_evidence, keys[:1])
+    materialize([fragment_evidence], fragment_keys=keys[:1])
     print(f"  {'first run (definitions, warm-up)':<40} {time.perf_counter() - started:7.2f} s")
 
     home = Path(os.environ["GD_ASSETS_HOME"])
     before = commit_ms(home)
     started = time.perf_counter()
-    run_fragment_asset(fragment_evidence, keys)
+    materialize([fragment_evidence], fragment_keys=keys)
     many = time.perf_counter() - started
     commit = (before + commit_ms(home)) / 2
     line(f"one run over {n} partitions", many, n)
@@ -181,7 +182,7 @@ def dagster_figures(keys: list[str], frags: list[dict], whole: float, sample: in
     alone = time.perf_counter() - started
     started = time.perf_counter()
     for i in chosen:
-        run_fragment_asset(fragment_evidence, [keys[i]])
+        materialize([fragment_evidence], fragment_keys=[keys[i]])
     single = time.perf_counter() - started
     m = len(chosen)
     line(f"one run per partition ({m} runs)", single, m)
@@ -206,7 +207,7 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.pop("DAGSTER_HOME", None)
 
     from gd_assets import store
-    from gd_assets.cli import ingest_and_slice
+    from gd_assets.orchestrate import ingest_and_slice
 
     project_dir = scratch / "project"
     project_dir.mkdir()

@@ -32,11 +32,11 @@ def peak_mib() -> float:
 
 
 def timed_analyze(source: str) -> tuple[float, dict[str, float]]:
-    """`cli.analyze` timed as a whole and per stage (its stage functions wrapped for the call)."""
-    from gd_assets import cli
+    """`orchestrate.analyze` timed as a whole and per stage (its stage functions wrapped for the call)."""
+    from gd_assets import orchestrate
 
     spent: dict[str, float] = {}
-    originals = {name: getattr(cli, name) for name in STAGES}
+    originals = {name: getattr(orchestrate, name) for name in STAGES}
 
     def wrap(name, fn):
         def run(*args, **kwargs):
@@ -48,14 +48,14 @@ def timed_analyze(source: str) -> tuple[float, dict[str, float]]:
         return run
 
     for name, fn in originals.items():
-        setattr(cli, name, wrap(name, fn))
+        setattr(orchestrate, name, wrap(name, fn))
     try:
         started = time.perf_counter()
-        cli.analyze(source, "bench")
+        orchestrate.analyze(source, "bench")
         total = time.perf_counter() - started
     finally:
         for name, fn in originals.items():
-            setattr(cli, name, fn)
+            setattr(orchestrate, name, fn)
     return total, spent
 
 
@@ -66,15 +66,15 @@ def print_run(label: str, total: float, spent: dict[str, float], fragments: int)
 
 def judge_alone(keys: list[str]) -> float:
     """The evidence judge on JudgeInputs built from the stored evidence and candidates; returns seconds."""
-    from gd_assets import store
-    from gd_assets.assets.judgement import judge_inputs
-    from gd_assets.core.judges.evidence import EvidenceJudge
-    from gd_assets.core.judges.surface import load_surface
+    from gd_assets import home, store
+    from gd_assets.assets.judgement import inputs_of
+    from gd_assets.core.corpus.surface import load_surface
+    from gd_assets.core.judges import build_judge
 
     ev, cands = store.evidence_by_key(keys)
     rows = {e["key"]: e for e in ev.to_dicts()}
-    items = judge_inputs([rows[k] for k in keys], cands.to_dicts())
-    judge = EvidenceJudge()
+    items = inputs_of([rows[k] for k in keys], cands.to_dicts())
+    judge = build_judge("evidence", corpus_db=str(home.corpora_db_path()))
     load_surface.cache_clear()  # the judgement stage loaded it in this process: time a cold load
     started = time.perf_counter()
     judge.surface  # noqa: B018  (loads the corpus surface)

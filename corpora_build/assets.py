@@ -19,7 +19,7 @@ from corpora_build.bridges import bridge_shares, build_bridges
 from corpora_build.schema import content_hash, frame, upsert
 from corpora_build.sources import Source, resolve
 from corpora_build.stats import version_of
-from gd_assets.duck import connect
+from gd_assets.core.duck import connect
 from gd_assets.home import corpora_db_path, index_dir
 
 GROUP = "corpora"

@@ -8,7 +8,7 @@ import dagster as dg
 
 from corpora_build.assets import api_mapping, bridges, docs_chunks, label_prototypes, load_prototype_rows
 from corpora_build.bridges import DOC_KINDS, DocsIndex, _name, bridge_shares
-from gd_assets.duck import connect
+from gd_assets.core.duck import connect
 from gd_assets.home import corpora_db_path
 
 MIN_NAMES_FOUND = 0.9           # non-ambiguous renames whose old name is in 3.x and new name in 4.x

@@ -24,7 +24,20 @@ import numpy as np
 import polars as pl
 
 from gd_assets.core import embedding, tokens
-from gd_assets.duck import connect
+from gd_assets.core.corpus.layout import (
+    BM25_DIR,
+    CURRENT,
+    DENSE_FILE,
+    EXACT_PREFIX,
+    LINKS_FILE,
+    MANIFEST,
+    NAME_PREFIX,
+    ROWS_FILE,
+    VECTORS_FILE,
+    current_build,
+    read_manifest,
+)
+from gd_assets.core.duck import connect
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +54,8 @@ SPARSE_FIELDS: dict[str, tuple[str, ...]] = {
 }
 # Names: the symbols a row is about (a class row: its class; a member row: its member and
 # `Class.member`; a mapping: its old and new names; a prototype: its cues; plus the other-version
-# names of a renamed symbol). Their tokens are indexed again as `n:<token>`, and each whole name as
-# `x:<name>`, so an exact symbol match (`KinematicBody2D`, `instance`, `yield(`) outweighs prose.
-NAME_PREFIX = "n:"
-EXACT_PREFIX = "x:"
+# names of a renamed symbol). Their tokens are indexed again as `n:<token>` (NAME_PREFIX), and each whole
+# name as `x:<name>` (EXACT_PREFIX), so an exact symbol match (`KinematicBody2D`, `instance`, `yield(`) outweighs prose.
 # Dense text: what the row means, in the order a reader would say it.
 DENSE_FIELDS: dict[str, tuple[str, ...]] = {
     "docs_chunks": ("title", "signature", "text"),
@@ -54,30 +65,9 @@ DENSE_FIELDS: dict[str, tuple[str, ...]] = {
 BM25_PARAMS = {"k1": 1.2, "b": 0.75, "method": "lucene"}
 USEARCH_PARAMS = {"metric": "cos", "dtype": "f16", "connectivity": 16, "expansion_add": 128}
 
-CURRENT = "CURRENT"
-MANIFEST = "manifest.json"
-ROWS_FILE = "rows.arrow"
-VECTORS_FILE = "vectors.f16.npy"
-DENSE_FILE = "dense.usearch"
-BM25_DIR = "bm25"
-LINKS_FILE = "links.npz"  # row -> linked rows (CSR), from the bridges table, both directions
 MAX_LINKS = 16
 
 Progress = Callable[[int, int], None]
-
-
-def current_build(index_dir: Path) -> Path | None:
-    """The folder of the published build, or None when nothing was built yet."""
-    pointer = Path(index_dir) / CURRENT
-    if not pointer.exists():
-        return None
-    build = Path(index_dir) / pointer.read_text().strip()
-    return build if (build / MANIFEST).exists() else None
-
-
-def read_manifest(index_dir: Path) -> dict | None:
-    build = current_build(index_dir)
-    return json.loads((build / MANIFEST).read_text()) if build else None
 
 
 def _embed_signature() -> str:

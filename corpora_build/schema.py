@@ -6,12 +6,15 @@ was embedded, so a refresh re-embeds only changed rows and a retry never doubles
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Iterable, Mapping
 
 import duckdb
 import polars as pl
+
+from gd_assets.core.corpus.version import content_hash
+from gd_assets.core.tables import TableSet
+
+__all__ = ["KEYS", "POLARS", "TABLES", "content_hash", "create_tables", "frame", "unique_id", "upsert"]
 
 TABLES: dict[str, str] = {
     "docs_chunks": """
@@ -116,12 +119,6 @@ POLARS: dict[str, dict[str, pl.DataType]] = {
 }
 
 
-def content_hash(*parts: object) -> str:
-    """Stable hash of the parts (JSON-encoded), 16 hex digits."""
-    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str).encode()
-    return hashlib.sha256(blob).hexdigest()[:16]
-
-
 def unique_id(rid: str, seen: set[str], alternative: str | None = None) -> str:
     """The same id on every build: the first row keeps `rid`; a later collision takes `alternative`
     (a more specific id) when given, then `#2`, `#3`... in build order. Adds the result to `seen`."""
@@ -134,15 +131,16 @@ def unique_id(rid: str, seen: set[str], alternative: str | None = None) -> str:
     return rid
 
 
+CORPUS_TABLES = TableSet(TABLES, KEYS, POLARS)
+
+
 def create_tables(con: duckdb.DuckDBPyConnection) -> None:
-    for ddl in TABLES.values():
-        con.execute(ddl)
+    CORPUS_TABLES.create(con)
 
 
 def frame(table: str, rows: Iterable[Mapping[str, object]]) -> pl.DataFrame:
     """Rows as a polars frame with the table's schema (missing columns become NULL)."""
-    schema = POLARS[table]
-    return pl.DataFrame([{c: r.get(c) for c in schema} for r in rows], schema=schema)
+    return CORPUS_TABLES.frame(table, rows)
 
 
 def upsert(con: duckdb.DuckDBPyConnection, table: str, rows: pl.DataFrame, replace_all: bool = False) -> int:
@@ -151,21 +149,4 @@ def upsert(con: duckdb.DuckDBPyConnection, table: str, rows: pl.DataFrame, repla
     `replace_all` is how a full rebuild of a table drops entities that disappeared upstream
     without ever doubling the ones that stayed.
     """
-    create_tables(con)
-    columns = list(POLARS[table])
-    rows = rows.select(columns)
-    con.register("_upsert_rows", rows.to_arrow())
-    try:
-        con.execute("BEGIN")
-        if replace_all:
-            keys = KEYS[table]
-            join = " AND ".join(f"t.{k} = r.{k}" for k in keys)
-            con.execute(f"DELETE FROM {table} t WHERE NOT EXISTS (SELECT 1 FROM _upsert_rows r WHERE {join})")
-        con.execute(f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM _upsert_rows")
-        con.execute("COMMIT")
-    except Exception:
-        con.execute("ROLLBACK")
-        raise
-    finally:
-        con.unregister("_upsert_rows")
-    return rows.height
+    return CORPUS_TABLES.upsert(con, [(table, rows)], replace_all=replace_all)

@@ -11,8 +11,11 @@ from pathlib import Path
 import duckdb
 
 from corpora_build.bridges import bridge_shares
-from corpora_build.schema import TABLES, content_hash
-from gd_assets.duck import connect
+from corpora_build.schema import TABLES
+from gd_assets.core.corpus.version import corpus_version, has_table, version_of
+from gd_assets.core.duck import connect
+
+__all__ = ["corpus_stats", "corpus_version", "format_stats", "version_of"]
 
 BREAKDOWNS = {
     "docs_chunks": ("godot_version", "member_kind"),
@@ -22,40 +25,24 @@ BREAKDOWNS = {
 }
 
 
-def version_of(con: duckdb.DuckDBPyConnection) -> str:
-    rows = con.execute("SELECT name, version, content_hash FROM corpus_sources ORDER BY name").fetchall()
-    return content_hash(rows)[:12] if rows else "empty"
-
-
-def corpus_version(db_path: Path) -> str:
-    """Short stable hash of the corpus_sources versions and content hashes ('empty' before a build)."""
-    if not Path(db_path).exists():
-        return "empty"
-    with connect(db_path, read_only=True) as con:
-        return version_of(con) if _has(con, "corpus_sources") else "empty"
-
-
-def _has(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [table]).fetchone()[0])
-
 
 def collect(con: duckdb.DuckDBPyConnection) -> dict:
     """All figures as one JSON-ready dict."""
     out: dict = {"tables": {}, "breakdown": {}, "sources": [], "corpus_version": "empty"}
     for table in TABLES:
-        out["tables"][table] = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0] if _has(con, table) else 0
+        out["tables"][table] = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0] if has_table(con, table) else 0
     for table, columns in BREAKDOWNS.items():
-        if not _has(con, table):
+        if not has_table(con, table):
             continue
         cols = ", ".join(columns)
         rows = con.execute(f"SELECT {cols}, count(*) FROM {table} GROUP BY ALL ORDER BY ALL").fetchall()
         out["breakdown"][table] = [dict(zip((*columns, "rows"), r)) for r in rows]
-    if _has(con, "corpus_sources"):
+    if has_table(con, "corpus_sources"):
         rows = con.execute("SELECT name, adapter, version, location, content_hash FROM corpus_sources ORDER BY name")
         out["sources"] = [dict(zip(("name", "adapter", "version", "location", "content_hash"), r))
                           for r in rows.fetchall()]
         out["corpus_version"] = version_of(con)
-    if all(_has(con, t) for t in ("bridges", "api_mapping", "label_prototypes", "docs_chunks")):
+    if all(has_table(con, t) for t in ("bridges", "api_mapping", "label_prototypes", "docs_chunks")):
         out["bridge_shares"] = bridge_shares(con)
     return out
 

@@ -1,7 +1,8 @@
 """Run a judge in-process over many fragments: cues -> retrieval -> judge, batched, no Dagster.
 
-This is the pure-core flow of the pipeline (DESIGN.md section 2) without the store, so an
-evaluation can judge thousands of fragments in one process. Retrieval results are cached on disk
+The same core calls as the pipeline's assets (fragment rows, evidence, the row codec, the judge
+registry), without the store and the instance, so an evaluation can judge thousands of fragments
+in one process. Retrieval results are cached on disk
 (keyed by the index version, the retrieval parameters, the request and the source of the cue and
 retrieval modules), so re-scoring an evolving judge does not re-run the embedder.
 """
@@ -17,14 +18,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from gd_assets import home as data_home
 from gd_assets.core import cues as cues_module
 from gd_assets.core import evidence as evidence_module
 from gd_assets.core import retrieval as retrieval_module
+from gd_assets.core.codec import judge_input
 from gd_assets.core.cues import DEFAULT_REQUEST, extract_cues
+from gd_assets.core.fragments import FUNCTION_KINDS, file_functions, fragment_rows
+from gd_assets.core.judges import build_judge
 from gd_assets.core.judges.base import JudgeInput, Judgement
-from gd_assets.core.slicing import Fragment, function_name, slice_file
 
-FUNCTION_KINDS = ("function", "function_part")
+__all__ = ["FUNCTION_KINDS", "EvidenceSource", "Item", "items_of_file", "load_judge", "run_judge"]
 _EVIDENCE_BATCH = 512
 _JUDGE_BATCH = 256
 
@@ -45,23 +49,24 @@ class Item:
 
 
 def items_of_file(key_prefix: str, path: str, file_kind: str, text: str) -> list[Item]:
-    """The fragments of one file as items; keys read `<prefix>/<path>::<symbol>`."""
-    frags: list[Fragment] = slice_file(path, file_kind, text)
-    functions = tuple(sorted({function_name(f.symbol) for f in frags if f.kind in ("function", "function_part")}))
-    return [Item(f"{key_prefix}/{path}::{f.symbol}", path, f.start_line, f.end_line, f.kind, f.symbol,
-                 file_kind, f.text, functions) for f in frags]
+    """The fragments of one file as items (the pipeline's fragment rows); keys read `<prefix>/<path>::<symbol>`."""
+    rows = fragment_rows(key_prefix, [{"path": path, "kind": file_kind, "text": text}])
+    functions = tuple(file_functions(rows).get(path, ()))
+    return [Item(r["key"], path, r["start_line"], r["end_line"], r["kind"], r["symbol"], file_kind, r["text"],
+                 functions) for r in rows]
 
 
-def load_judge(name: str, home: str | None = None, corpus_dir: str | None = None):
-    """The judge called `name`: `baseline` (eval/baseline.py) or a product backend via get_judge."""
+def load_judge(name: str, home: str | None = None, corpus_dir: str | None = None, **options):
+    """The judge called `name`: `baseline` (eval/baseline.py) or a registered judge, built like the pipeline's
+    (the evidence judge reads `<home>/corpora.duckdb`; model judges take `options` such as model, base_url)."""
+    corpus_db = Path(home) / "corpora.duckdb" if home else data_home.corpora_db_path()
     if name == "baseline":
         from baseline import BaselineJudge
 
-        store = Path(home) / "corpora.duckdb" if home else None
-        return BaselineJudge(corpus_dir=corpus_dir, store=store)
-    from gd_assets.core.judges import get_judge
-
-    return get_judge(name)
+        return BaselineJudge(corpus_dir=corpus_dir, store=corpus_db if home else None)
+    if name == "evidence":
+        options.setdefault("corpus_db", str(corpus_db))
+    return build_judge(name, **options)
 
 
 def _progress(label: str, done: int, total: int, started: float) -> None:
@@ -134,10 +139,7 @@ class EvidenceSource:
         return [self._input(item, *self.cache[self._key(item)]) for item in items]
 
     def _input(self, item: Item, cues, candidates) -> JudgeInput:
-        return JudgeInput(key=item.key, path=item.path, start_line=item.start_line, end_line=item.end_line,
-                          kind=item.kind, file_kind=item.file_kind, text=item.text, cues=list(cues),
-                          candidates=list(candidates), request=self.request,
-                          file_functions=list(item.file_functions))
+        return judge_input(vars(item), cues, candidates, self.request, item.file_functions)
 
     def _save(self) -> None:
         assert self.cache_path is not None
@@ -154,10 +156,7 @@ def run_judge(judge, items: Sequence[Item], evidence: EvidenceSource | None) -> 
     if needs and evidence is not None:
         inputs = evidence.inputs(items)
     else:
-        inputs = [JudgeInput(key=i.key, path=i.path, start_line=i.start_line, end_line=i.end_line, kind=i.kind,
-                             file_kind=i.file_kind, text=i.text, cues=[], candidates=[], request=DEFAULT_REQUEST,
-                             file_functions=list(i.file_functions))
-                  for i in items]
+        inputs = [judge_input(vars(i), [], [], DEFAULT_REQUEST, i.file_functions) for i in items]
     out: dict[str, Judgement] = {}
     started = time.monotonic()
     for b in range(0, len(inputs), _JUDGE_BATCH):

@@ -54,7 +54,7 @@ def call_arguments(method: str) -> str:
 
 
 def rename_probes(corpus_db: Path, limit: int | None) -> list[Probe]:
-    from gd_assets.duck import connect
+    from gd_assets.core.duck import connect
 
     with connect(corpus_db, read_only=True) as con:
         rows = con.execute(

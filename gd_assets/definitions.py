@@ -10,13 +10,12 @@ from gd_assets.assets.fragments import fragments
 from gd_assets.assets.judgement import fragment_judgement
 from gd_assets.assets.sources import project_sources
 from gd_assets.assets.verdict import project_verdict
-from gd_assets.resources import AnalysisStore, JudgeBackend, RetrievalIndex
+from gd_assets.resources import JudgeBackend, RetrievalIndex
 from gd_assets.sensors import sensors
 
 project_assets = [project_sources, fragments, fragment_evidence, fragment_judgement, project_verdict]
 
 project_resources = {
-    "analysis_store": AnalysisStore(),
     "retrieval_index": RetrievalIndex(),
     "judge_backend": JudgeBackend(),
 }

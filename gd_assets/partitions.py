@@ -1,44 +1,17 @@
-"""The `projects` and `fragments` dynamic partitions and the fragment key scheme.
-
-A fragment key reads `<project>/<path>::<symbol>` (e.g. `mini-dodge/player.gd::_process`). It names
-the fragment by what it declares, not by its lines, so editing one function leaves the keys of the
-others unchanged; the current line range travels as data.
-"""
+"""The `projects` and `fragments` dynamic partitions; one fragment partition per fragment key
+(`gd_assets.core.keys`)."""
 
 from __future__ import annotations
 
-import re
-
 import dagster as dg
+
+from gd_assets.core.keys import fragment_key, project_of_key, unique_keys
+
+__all__ = ["fragment_key", "fragments_partitions", "project_of_key", "projects_partitions",
+           "sync_fragment_partitions", "unique_keys"]
 
 projects_partitions = dg.DynamicPartitionsDefinition(name="projects")
 fragments_partitions = dg.DynamicPartitionsDefinition(name="fragments")
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.@~+\-/:$%=]")
-
-
-def fragment_key(project: str, path: str, symbol: str) -> str:
-    """A readable key, valid for Dagster: unsafe characters become `_`, `...` cannot occur."""
-    key = f"{project}/{path}::{symbol}"
-    key = _UNSAFE.sub("_", key)
-    while "..." in key:
-        key = key.replace("...", "._.")
-    return key
-
-
-def unique_keys(keys: list[str]) -> list[str]:
-    """Make keys unique in order (`~2`, `~3` ...) after sanitising may have merged two."""
-    seen: dict[str, int] = {}
-    out = []
-    for key in keys:
-        count = seen.get(key, 0) + 1
-        seen[key] = count
-        out.append(key if count == 1 else f"{key}~{count}")
-    return out
-
-
-def project_of_key(key: str) -> str:
-    return key.split("/", 1)[0]
 
 
 def sync_fragment_partitions(instance: dg.DagsterInstance, project: str, keys: list[str]) -> tuple[int, int]:

@@ -28,7 +28,6 @@ from gd_assets.assets.sources import project_sources
 from gd_assets.core.ingest import EDITOR_CACHE_DIRS, default_project_name
 from gd_assets.partitions import projects_partitions
 
-INBOX = "inbox"
 # An item changed this recently may still be being copied in; it is picked up on a later tick.
 SETTLE_SECONDS = 5.0
 # Folders inside a project folder whose churn says nothing about the project's text.
@@ -47,9 +46,7 @@ class InboxItem:
 
 def inbox_dir() -> Path:
     """`<GD_ASSETS_HOME>/inbox/`, created so a person can see where to drop projects."""
-    path = home.data_home() / INBOX
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return home.inbox_dir()
 
 
 def _is_droppable(path: Path) -> bool:

@@ -19,6 +19,7 @@ from gd_assets.partitions import fragments_partitions
 
 PID_TAG = "gd_assets/pid"
 HOST_TAG = "gd_assets/host"
+STATES = ("done", "failed", "stopped", "running", "waiting")
 ACTIVE = [dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.NOT_STARTED]
 
 

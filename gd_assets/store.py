@@ -12,7 +12,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from gd_assets import duck, home
+from gd_assets import home
+from gd_assets.core import duck
+from gd_assets.core.tables import TableSet
 
 TABLES: dict[str, str] = {
     "projects": """
@@ -55,7 +57,8 @@ TABLES: dict[str, str] = {
             symbol VARCHAR NOT NULL,
             text VARCHAR NOT NULL,
             content_hash VARCHAR NOT NULL,
-            reason VARCHAR                    -- parse problem, when there was one
+            reason VARCHAR,                   -- parse problem, when there was one
+            file_kind VARCHAR                 -- kind of the file it was cut from (gdscript, scene...)
         )""",
     "evidence": """
         CREATE TABLE IF NOT EXISTS evidence (
@@ -71,7 +74,8 @@ TABLES: dict[str, str] = {
             corpus_version VARCHAR NOT NULL,
             index_version VARCHAR NOT NULL,
             retrieval_version VARCHAR NOT NULL,
-            computed_at TIMESTAMP NOT NULL
+            computed_at TIMESTAMP NOT NULL,
+            data_version VARCHAR              -- of the cues and candidates: what a judgement read
         )""",
     "candidates": """
         CREATE TABLE IF NOT EXISTS candidates (
@@ -87,7 +91,8 @@ TABLES: dict[str, str] = {
             sparse_rank INTEGER,
             dense_score DOUBLE NOT NULL,
             score DOUBLE NOT NULL,
-            table_rank INTEGER NOT NULL
+            table_rank INTEGER NOT NULL,
+            via VARCHAR                       -- id of the candidate whose bridge lifted this row
         )""",
     "judgements": """
         CREATE TABLE IF NOT EXISTS judgements (
@@ -110,7 +115,8 @@ TABLES: dict[str, str] = {
             corpus_version VARCHAR NOT NULL,
             index_version VARCHAR NOT NULL,
             retrieval_version VARCHAR NOT NULL,
-            judged_at TIMESTAMP NOT NULL
+            judged_at TIMESTAMP NOT NULL,
+            evidence_version VARCHAR          -- data version of the evidence that was judged
         )""",
     "verdicts": """
         CREATE TABLE IF NOT EXISTS verdicts (
@@ -128,6 +134,14 @@ TABLES: dict[str, str] = {
 KEYS: dict[str, str] = {"projects": "project", "files": "id", "fragments": "key", "evidence": "key",
                         "candidates": "id", "judgements": "key", "verdicts": "project"}
 
+# Columns added after the first release: a store written before them gets them on first use.
+MIGRATIONS = (
+    "ALTER TABLE fragments ADD COLUMN IF NOT EXISTS file_kind VARCHAR",
+    "ALTER TABLE candidates ADD COLUMN IF NOT EXISTS via VARCHAR",
+    "ALTER TABLE evidence ADD COLUMN IF NOT EXISTS data_version VARCHAR",
+    "ALTER TABLE judgements ADD COLUMN IF NOT EXISTS evidence_version VARCHAR",
+)
+
 POLARS: dict[str, dict[str, pl.DataType]] = {
     "projects": {
         "project": pl.String, "source": pl.String, "source_kind": pl.String, "revision": pl.String,
@@ -142,17 +156,19 @@ POLARS: dict[str, dict[str, pl.DataType]] = {
         "key": pl.String, "project": pl.String, "path": pl.String, "ordinal": pl.Int32,
         "start_line": pl.Int32, "end_line": pl.Int32, "dump_start_line": pl.Int32,
         "dump_end_line": pl.Int32, "kind": pl.String, "symbol": pl.String, "text": pl.String,
-        "content_hash": pl.String, "reason": pl.String,
+        "content_hash": pl.String, "reason": pl.String, "file_kind": pl.String,
     },
     "evidence": {
         "key": pl.String, "project": pl.String, "path": pl.String, "start_line": pl.Int32, "end_line": pl.Int32,
         "content_hash": pl.String, "cues": pl.String, "dense_text": pl.String, "request": pl.String, "corpus_version": pl.String,
         "index_version": pl.String, "retrieval_version": pl.String, "computed_at": pl.Datetime,
+        "data_version": pl.String,
     },
     "candidates": {
         "id": pl.String, "key": pl.String, "project": pl.String, "rank": pl.Int32, "corpus_table": pl.String,
         "row_id": pl.String, "title": pl.String, "text": pl.String, "sparse_score": pl.Float64,
         "sparse_rank": pl.Int32, "dense_score": pl.Float64, "score": pl.Float64, "table_rank": pl.Int32,
+        "via": pl.String,
     },
     "judgements": {
         "key": pl.String, "project": pl.String, "path": pl.String, "start_line": pl.Int32, "end_line": pl.Int32,
@@ -160,6 +176,7 @@ POLARS: dict[str, dict[str, pl.DataType]] = {
         "rationale": pl.String, "related": pl.String, "evidence": pl.String, "legend": pl.String,
         "judge": pl.String, "model": pl.String, "prompt_version": pl.String, "corpus_version": pl.String,
         "index_version": pl.String, "retrieval_version": pl.String, "judged_at": pl.Datetime,
+        "evidence_version": pl.String,
     },
     "verdicts": {
         "project": pl.String, "verdict": pl.String, "confidence": pl.Float64, "explanation": pl.String,
@@ -168,21 +185,22 @@ POLARS: dict[str, dict[str, pl.DataType]] = {
 }
 
 
+ANALYSIS_TABLES = TableSet(TABLES, {t: (k,) for t, k in KEYS.items()}, POLARS, MIGRATIONS)
+
+
 def db_path() -> Path:
     return home.projects_db_path()
 
 
 def create_tables(con: duckdb.DuckDBPyConnection) -> None:
-    for ddl in TABLES.values():
-        con.execute(ddl)
+    ANALYSIS_TABLES.create(con)
 
 
 def frame(table: str, rows: Iterable[Mapping[str, object]]) -> pl.DataFrame:
-    schema = POLARS[table]
-    return pl.DataFrame([{c: r.get(c) for c in schema} for r in rows], schema=schema)
+    return ANALYSIS_TABLES.frame(table, rows)
 
 
-def upsert(table: str, rows: pl.DataFrame, replace_project: str | None = None, path: Path | None = None,
+def upsert(table: str, rows: pl.DataFrame, replace_project: str | None = None,
            replace_keys: Sequence[str] | None = None) -> int:
     """Insert or replace `rows` by primary key in one transaction.
 
@@ -190,43 +208,29 @@ def upsert(table: str, rows: pl.DataFrame, replace_project: str | None = None, p
     then holds exactly the project's current state, whatever ran before. With `replace_keys`
     (fragment keys), the rows of those fragments are replaced as a whole.
     """
-    return upsert_many([(table, rows)], replace_project, path, replace_keys)
+    return upsert_many([(table, rows)], replace_project, replace_keys)
 
 
 def upsert_many(writes: Sequence[tuple[str, pl.DataFrame]], replace_project: str | None = None,
-                path: Path | None = None, replace_keys: Sequence[str] | None = None) -> int:
+                replace_keys: Sequence[str] | None = None) -> int:
     """Several tables' upserts in one transaction, so a batch is committed whole or not at all."""
-    written = 0
-    with duck.connect(path or db_path()) as con:
+    with duck.connect(db_path()) as con:
+        return ANALYSIS_TABLES.upsert(con, writes, replace_project=replace_project, replace_keys=replace_keys)
+
+
+def delete_project(project: str) -> None:
+    """Drop every row of a project, in one transaction."""
+    with duck.connect(db_path()) as con:
         create_tables(con)
         con.execute("BEGIN")
-        try:
-            for table, rows in writes:
-                columns = list(POLARS[table])
-                rows = rows.select(columns)
-                key = KEYS[table]
-                con.register("_rows", rows.to_arrow())
-                if replace_project is not None:
-                    con.execute(
-                        f"DELETE FROM {table} WHERE project = ? AND {key} NOT IN (SELECT {key} FROM _rows)",
-                        [replace_project],
-                    )
-                if replace_keys is not None:
-                    con.execute(f"DELETE FROM {table} WHERE key IN (SELECT unnest(?::VARCHAR[]))", [list(replace_keys)])
-                con.execute(
-                    f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM _rows")
-                con.unregister("_rows")
-                written += rows.height
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
-    return written
+        for table in ("candidates", "evidence", "judgements", "fragments", "files", "verdicts", "projects"):
+            con.execute(f"DELETE FROM {table} WHERE project = ?", [project])
+        con.execute("COMMIT")
 
 
-def query(sql: str, params: Sequence[object] = (), path: Path | None = None) -> pl.DataFrame:
+def query(sql: str, params: Sequence[object] = ()) -> pl.DataFrame:
     """Run a read query; an absent store reads as empty tables."""
-    with duck.connect(path or db_path()) as con:
+    with duck.connect(db_path()) as con:
         create_tables(con)
         return pl.from_arrow(con.sql(sql, params=list(params)).to_arrow_table())
 
@@ -241,26 +245,26 @@ def project_fragments(project: str) -> pl.DataFrame:
                  [project])
 
 
-def fragments_by_key(keys: Sequence[str], path: Path | None = None) -> pl.DataFrame:
-    """Fragment rows for `keys` with their file's kind, in the order of `keys`."""
-    frame_ = query(
-        "SELECT f.*, fi.kind AS file_kind FROM fragments f JOIN files fi ON fi.id = f.project || '/' || f.path "
-        "WHERE f.key IN (SELECT unnest(?::VARCHAR[]))", [list(keys)], path)
+def _in_order(frame_: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
     order = {k: i for i, k in enumerate(keys)}
     return frame_.with_columns(pl.col("key").replace_strict(order, default=None).alias("_order")).sort("_order").drop("_order")
 
 
-def evidence_by_key(keys: Sequence[str], path: Path | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(evidence rows joined with their fragment and file kind, candidate rows) for `keys`."""
+def fragments_by_key(keys: Sequence[str]) -> pl.DataFrame:
+    """Fragment rows for `keys`, in the order of `keys`."""
+    return _in_order(query("SELECT * FROM fragments WHERE key IN (SELECT unnest(?::VARCHAR[]))", [list(keys)]), keys)
+
+
+def evidence_by_key(keys: Sequence[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(evidence rows joined with their fragment, candidate rows) for `keys`."""
     ev = query(
         "SELECT e.*, f.kind, f.text, f.dump_start_line, f.dump_end_line, f.content_hash AS fragment_hash, "
-        "fi.kind AS file_kind, (SELECT list(g.symbol) FROM fragments g WHERE g.project = f.project "
+        "f.file_kind, (SELECT list(g.symbol) FROM fragments g WHERE g.project = f.project "
         "AND g.path = f.path AND g.kind IN ('function', 'function_part')) AS file_functions "
-        "FROM evidence e JOIN fragments f ON f.key = e.key "
-        "JOIN files fi ON fi.id = f.project || '/' || f.path WHERE e.key IN (SELECT unnest(?::VARCHAR[]))",
-        [list(keys)], path)
+        "FROM evidence e JOIN fragments f ON f.key = e.key WHERE e.key IN (SELECT unnest(?::VARCHAR[]))",
+        [list(keys)])
     cands = query("SELECT * FROM candidates WHERE key IN (SELECT unnest(?::VARCHAR[])) ORDER BY key, rank",
-                  [list(keys)], path)
+                  [list(keys)])
     return ev, cands
 
 

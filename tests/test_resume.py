@@ -13,7 +13,7 @@ import dagster as dg
 import pytest
 from conftest import REPO
 
-from gd_assets import cli, store
+from gd_assets import orchestrate, store, views
 from gd_assets.status import materialization_counts
 
 pytestmark = pytest.mark.slow
@@ -40,7 +40,7 @@ def test_killed_run_resumes_only_unfinished_fragments(analysis_home, tmp_path):
     project = tmp_path / "crowd"
     write_project(project)
     env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
-    instance = cli.instance()
+    instance = orchestrate.instance()
     log = (tmp_path / "analyze.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "gd_assets.cli", "analyze", str(project)], cwd=REPO, env=env,
                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -59,7 +59,7 @@ def test_killed_run_resumes_only_unfinished_fragments(analysis_home, tmp_path):
     finished = judged_count(instance)
     assert 64 <= finished < total, "kill the run midway"
 
-    status = cli.status_document("crowd")
+    status = views.status_document("crowd")
     counts = status["counts"]
     assert counts["done"] == finished and counts["running"] == 0
     assert counts["stopped"] + counts["waiting"] + counts["failed"] == total - finished
@@ -69,7 +69,7 @@ def test_killed_run_resumes_only_unfinished_fragments(analysis_home, tmp_path):
     assert "stopped" in text and "done" in text
 
     done_before = {r["key"] for r in status["fragments"] if r["status"] == "done"}
-    result = cli.resume("crowd")
+    result = orchestrate.resume("crowd")
     assert result["closed_runs"] >= 1
     assert result["fragment_judgement"] == total - finished
 
@@ -77,7 +77,7 @@ def test_killed_run_resumes_only_unfinished_fragments(analysis_home, tmp_path):
     assert len(keys) == total
     assert set(materialization_counts(instance, "fragment_judgement", keys).values()) == {1}
     assert set(materialization_counts(instance, "fragment_evidence", keys).values()) == {1}
-    final = cli.status_document("crowd")
+    final = views.status_document("crowd")
     assert final["counts"]["done"] == total and all(r["materializations"] == 1 for r in final["fragments"])
     assert done_before <= {r["key"] for r in final["fragments"]}
     for table in ("evidence", "judgements"):
@@ -87,5 +87,5 @@ def test_killed_run_resumes_only_unfinished_fragments(analysis_home, tmp_path):
     checks = instance.event_log_storage.get_latest_asset_check_execution_by_key(
         [dg.AssetCheckKey(dg.AssetKey("project_verdict"), "project_rows_unique")])
     assert next(iter(checks.values())).status.value == "SUCCEEDED"
-    doc = json.loads(json.dumps(cli.verdict_document("crowd"), default=str))
+    doc = json.loads(json.dumps(views.verdict_document("crowd"), default=str))
     assert doc["verdict"] == "godot3" and doc["counts"]["fragments"] == total

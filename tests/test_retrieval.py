@@ -9,9 +9,9 @@ import pytest
 
 from corpora_build import schema
 from corpora_build.index import build_index, current_build, read_manifest
+from gd_assets.core.duck import connect
 from gd_assets.core.retrieval import CorpusIndex, Query, RetrievalParams
 from gd_assets.core.tokens import tokenize, tokenize_terms
-from gd_assets.duck import connect
 
 
 # -- tokens ------------------------------------------------------------------------------------

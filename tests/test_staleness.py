@@ -10,7 +10,7 @@ from conftest import shared_path
 from dagster._core.definitions.data_version import CachingStaleStatusResolver, StaleStatus
 from dagster._core.loader import LoadingContextForTest
 
-from gd_assets import cli
+from gd_assets import orchestrate, views
 from gd_assets.definitions import defs
 from gd_assets.status import materialization_counts
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 
 def dagster_status(asset: str, key: str) -> StaleStatus:
-    instance = cli.instance()
+    instance = orchestrate.instance()
     resolver = CachingStaleStatusResolver(instance, defs.resolve_asset_graph(), LoadingContextForTest(instance))
     return resolver.get_status(dg.AssetKey(asset), key)
 
@@ -28,24 +28,24 @@ def test_corpus_change_marks_judgements_stale_and_reanalysis_refreshes_them(gd_h
     corpus_copy = tmp_path / "corpus-home"
     shutil.copytree(corpus_home, corpus_copy, ignore=shutil.ignore_patterns("dagster", "reports"))
     monkeypatch.setenv("GD_ASSETS_CORPUS_HOME", str(corpus_copy))
-    from corpora_build.definitions import build_corpus
+    from gd_assets.orchestrate import build_corpus
 
     assert build_corpus(str(shared_path("corpus"))).success  # same upstream: recorded in this instance, no change
-    project = cli.analyze(str(shared_path("fixtures", "enemy.dump.txt")), None)
+    project = orchestrate.analyze(str(shared_path("fixtures", "enemy.dump.txt")), None)
     key = "enemy/enemy.gd::extends"
-    assert cli.status_document(project)["counts"]["stale"] == 0
+    assert views.status_document(project)["counts"]["stale"] == 0
     assert dagster_status("fragment_evidence", key) == StaleStatus.FRESH
 
     changed = tmp_path / "corpus-src"
     shutil.copytree(shared_path("corpus"), changed)
     (changed / "godot-docs-gdscript-and-migrating.tar.xz").unlink()  # upstream docs pages changed
     assert build_corpus(str(changed)).success
-    assert cli.status_document(project)["counts"]["stale"] == 3
+    assert views.status_document(project)["counts"]["stale"] == 3
     assert dagster_status("fragment_evidence", key) == StaleStatus.STALE
 
-    cli.analyze(str(shared_path("fixtures", "enemy.dump.txt")), None)
-    status = cli.status_document(project)
+    orchestrate.analyze(str(shared_path("fixtures", "enemy.dump.txt")), None)
+    status = views.status_document(project)
     assert status["counts"]["stale"] == 0 and status["counts"]["done"] == 3
     keys = [f["key"] for f in status["fragments"]]
-    assert set(materialization_counts(cli.instance(), "fragment_judgement", keys).values()) == {2}
+    assert set(materialization_counts(orchestrate.instance(), "fragment_judgement", keys).values()) == {2}
     assert dagster_status("fragment_evidence", key) == StaleStatus.FRESH

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, shared_path
 
-from gd_assets import cli, home, store
+from gd_assets import home, orchestrate, store
 
 pytestmark = pytest.mark.slow
 
@@ -205,7 +205,7 @@ def latest_metadata(server: DagsterUI, asset: str, partition: str) -> dict[str, 
 def analysed(analysis_home, monkeypatch) -> list[str]:
     """The seed example analysed end to end in the private data directory; returns its fragment keys."""
     monkeypatch.setenv("DAGSTER_HOME", str(home.ensure_dagster_home()))
-    project = cli.analyze(str(shared_path("fixtures", "mini_dodge.dump.txt")), None)
+    project = orchestrate.analyze(str(shared_path("fixtures", "mini_dodge.dump.txt")), None)
     assert project == "mini-dodge"
     return store.project_fragments(project)["key"].to_list()
 
@@ -215,7 +215,7 @@ def add_a_function(ui: DagsterUI, tmp_path: Path, analysed: list[str]) -> str:
     edited = tmp_path / "mini_dodge.dump.txt"
     text = shared_path("fixtures", "mini_dodge.dump.txt").read_text()
     edited.write_text(text.replace("\n# player.tscn\n", STOP_FUNCTION + "\n# player.tscn\n"))
-    assert cli.ingest_and_slice(str(edited), None) == "mini-dodge"
+    assert orchestrate.ingest_and_slice(str(edited), None) == "mini-dodge"
     new_key = "mini-dodge/player.gd::stop"
     judged = partition_statuses(ui, "fragment_judgement")
     assert judged["stats"]["numPartitions"] == len(analysed) + 1

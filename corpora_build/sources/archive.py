@@ -12,7 +12,7 @@ import re
 import tarfile
 from pathlib import Path
 
-from corpora_build.sources import CLASS_PATTERNS, Source
+from corpora_build.sources.base import CLASS_PATTERNS, Source
 from corpora_build.sources.files import hash_files, is_archive, iter_files, read_version_py
 
 RENAME_FILE = "renames_map_3_to_4.cpp"

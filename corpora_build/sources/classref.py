@@ -10,7 +10,7 @@ import functools
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
-from corpora_build.sources import CLASS_PATTERNS, Source
+from corpora_build.sources.base import CLASS_PATTERNS, Source
 from corpora_build.sources.files import iter_files
 
 SECTIONS = {

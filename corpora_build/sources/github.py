@@ -13,8 +13,8 @@ import tarfile
 import urllib.request
 from pathlib import Path
 
-from corpora_build.sources import CLASS_PATTERNS, Source, write_manifest
 from corpora_build.sources.archive import classes_source, docs_source, file_source
+from corpora_build.sources.base import CLASS_PATTERNS, Source, write_manifest
 from corpora_build.sources.files import extract_matching
 
 log = logging.getLogger(__name__)

@@ -21,12 +21,3 @@ def md_table(headers: Sequence[str], rows: Iterable[Sequence[object]], limit: in
     if not rows:
         lines.append("| " + " | ".join("—" for _ in headers) + " |")
     return "\n".join(lines)
-
-
-def line_range(start: int | None, end: int | None, prefix: str = "") -> str:
-    """`12-26`, or `12` for one line; with prefix `E` the seed's dump notation `E020-E034`."""
-    if start is None:
-        return ""
-    width = 3 if prefix else 0
-    a = f"{prefix}{start:0{width}d}"
-    return a if end in (None, start) else f"{a}-{prefix}{end:0{width}d}"

@@ -10,7 +10,6 @@ from gd_assets import store
 from gd_assets.assets.metadata import md_table
 from gd_assets.core.ingest import IngestError, IngestOptions, ingest
 from gd_assets.partitions import projects_partitions
-from gd_assets.resources import AnalysisStore
 
 
 class ProjectSourceConfig(dg.Config):
@@ -28,14 +27,11 @@ class ProjectSourceConfig(dg.Config):
     kinds={"duckdb"},
     description="Every file of the project with kind, size, lines and hash; excluded files keep their reason.",
 )
-def project_sources(
-    context: dg.AssetExecutionContext, config: ProjectSourceConfig, analysis_store: AnalysisStore
-) -> dg.MaterializeResult:
+def project_sources(context: dg.AssetExecutionContext, config: ProjectSourceConfig) -> dg.MaterializeResult:
     project = context.partition_key
-    db = analysis_store.db()
     source = config.source
     if not source:
-        known = store.project_row(project) if db.exists() else None
+        known = store.project_row(project) if store.db_path().exists() else None
         if known is None:
             raise dg.Failure(
                 f"project '{project}' has no recorded source: launch with config "
@@ -50,14 +46,14 @@ def project_sources(
     files = found.files
     store.upsert("files", store.frame("files", [
         {**vars(f), "id": f"{project}/{f.path}", "project": project} for f in files
-    ]), replace_project=project, path=db)
+    ]), replace_project=project)
     included = [f for f in files if f.included]
     excluded = [f for f in files if not f.included]
     store.upsert("projects", store.frame("projects", [{
         "project": project, "source": found.source, "source_kind": found.source_kind,
         "revision": found.revision, "files": len(files), "included": len(included),
         "excluded": len(excluded), "ingested_at": dt.datetime.now(dt.UTC).replace(tzinfo=None),
-    }]), path=db)
+    }]))
     context.log.info(f"{project}: {len(included)} files included, {len(excluded)} excluded")
     reasons = Counter(f.reason for f in excluded)
     return dg.MaterializeResult(metadata={

@@ -11,16 +11,15 @@ from gd_assets.assets.metadata import md_table
 from gd_assets.core.aggregate import roll_up
 from gd_assets.core.report import html_page, markdown
 from gd_assets.partitions import projects_partitions
-from gd_assets.resources import AnalysisStore
 
 
-def current_judgements(project: str, db) -> tuple[list[dict], int]:
+def current_judgements(project: str) -> tuple[list[dict], int]:
     """Judgements of the project's current fragments (same text as judged), and how many lack one."""
     rows = store.query(
         "SELECT f.key, f.path, f.start_line, f.end_line, f.dump_start_line, f.dump_end_line, f.kind, f.text, "
         "j.signal, j.migration_needed, j.confidence, j.rationale, j.evidence, j.content_hash = f.content_hash AS fresh "
         "FROM fragments f LEFT JOIN judgements j ON j.key = f.key WHERE f.project = ? "
-        "ORDER BY f.dump_start_line NULLS LAST, f.path, f.ordinal", [project], db).to_dicts()
+        "ORDER BY f.dump_start_line NULLS LAST, f.path, f.ordinal", [project]).to_dicts()
     judged = [r for r in rows if r["signal"] is not None and r["fresh"]]
     return judged, len(rows) - len(judged)
 
@@ -29,13 +28,13 @@ UNIQUE_CHECK = "project_rows_unique"
 PROJECT_TABLES = ("files", "fragments", "evidence", "candidates", "judgements")
 
 
-def duplicate_ids(project: str, db) -> dict[str, int]:
+def duplicate_ids(project: str) -> dict[str, int]:
     """Rows sharing an id, per project table (every write is an upsert, so all must be 0)."""
     out = {}
     for table in PROJECT_TABLES:
         key = store.KEYS[table]
         out[table] = store.query(f"SELECT count(*) - count(DISTINCT {key}) FROM {table} WHERE project = ?",
-                                 [project], db).item()
+                                 [project]).item()
     return out
 
 
@@ -49,10 +48,9 @@ def duplicate_ids(project: str, db) -> dict[str, int]:
     kinds={"duckdb"},
     description="godot3 / godot4 / mixed / unknown from the fragment judgements, with where and a report.",
 )
-def project_verdict(context: dg.AssetExecutionContext, analysis_store: AnalysisStore) -> dg.MaterializeResult:
+def project_verdict(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
     project = context.partition_key
-    db = analysis_store.db()
-    judged, unjudged = current_judgements(project, db)
+    judged, unjudged = current_judgements(project)
     if unjudged:
         context.log.warning(f"{project}: {unjudged} fragments have no current judgement; the verdict leaves them out")
     summary = roll_up(project, judged)
@@ -61,14 +59,13 @@ def project_verdict(context: dg.AssetExecutionContext, analysis_store: AnalysisS
         "explanation": summary["explanation"],
         "summary": json.dumps({k: summary[k] for k in ("counts", "folders", "files")}),
         "judged": len(judged), "unjudged": unjudged,
-        "computed_at": dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)}]), path=db)
-    reports = home.data_home() / "reports"
-    reports.mkdir(parents=True, exist_ok=True)
+        "computed_at": dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)}]))
+    reports = home.reports_dir()
     md_path, html_path = reports / f"{project}.md", reports / f"{project}.html"
     md_path.write_text(markdown(summary, judged))
     html_path.write_text(html_page(summary, judged))
     c = summary["counts"]
-    duplicates = duplicate_ids(project, db)
+    duplicates = duplicate_ids(project)
     return dg.MaterializeResult(check_results=[dg.AssetCheckResult(
         check_name=UNIQUE_CHECK, passed=not any(duplicates.values()), severity=dg.AssetCheckSeverity.ERROR,
         metadata={"duplicates": dg.MetadataValue.json(duplicates)})], metadata={

@@ -9,10 +9,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from gd_assets.core.ingest import SourceFile
+
+class DumpedFile(Protocol):
+    """What a dump needs of a file (an ingested `SourceFile` is one)."""
+
+    path: str
+    included: bool
+    text: str | None
 
 # Extensions a header may name: the text kinds of a Godot project and the documents.
 SOURCE_SUFFIXES = {
@@ -79,7 +84,7 @@ def _body_lines(text: str) -> list[str]:
     return lines
 
 
-def to_dump(files: Iterable[SourceFile]) -> str:
+def to_dump(files: Iterable[DumpedFile]) -> str:
     """The dump of the included files, in the order given: `# <path>`, the body, a blank line.
 
     A body line that itself looks like a header (see `header_path`) cannot round-trip.

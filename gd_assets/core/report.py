@@ -6,16 +6,9 @@ import html
 import json
 from typing import Mapping, Sequence
 
-from gd_assets.assets.metadata import line_range
+from gd_assets.core.places import place
 
 COLORS = {"godot3": "#d9534f", "godot4": "#3c8dbc", "neutral": "#bbbbbb"}
-
-
-def _place(f: Mapping) -> str:
-    where = f"{f['path']} {line_range(f['start_line'], f['end_line'])}"
-    if f.get("dump_start_line") is not None:
-        where += f" (dump {line_range(f['dump_start_line'], f['dump_end_line'], 'E')})"
-    return where
 
 
 def _evidence(f: Mapping) -> list[dict]:
@@ -36,7 +29,7 @@ def markdown(summary: Mapping, fragments: Sequence[Mapping]) -> str:
     todo = [f for f in fragments if f["migration_needed"]]
     lines += ["", f"## Fragments that need migration ({len(todo)})", ""]
     for f in todo:
-        lines += [f"### {_place(f)}", "", f"`{f['key']}` — {f['signal']}, confidence {f['confidence']:.2f}", "",
+        lines += [f"### {place(f)}", "", f"`{f['key']}` — {f['signal']}, confidence {f['confidence']:.2f}", "",
                   f["rationale"], ""]
         ev = _evidence(f)
         if ev:
@@ -66,7 +59,7 @@ def html_page(summary: Mapping, fragments: Sequence[Mapping]) -> str:
             continue
         ev = "".join(f"<li>({e['n']}) {esc(e['table'])}: {esc(e['title'])}</li>" for e in _evidence(f))
         items.append(
-            f"<section><h3>{esc(_place(f))}</h3><p><code>{esc(f['key'])}</code> — {esc(f['signal'])}, "
+            f"<section><h3>{esc(place(f))}</h3><p><code>{esc(f['key'])}</code> — {esc(f['signal'])}, "
             f"confidence {f['confidence']:.2f}</p><p>{esc(f['rationale'])}</p>"
             f"{'<ul>' + ev + '</ul>' if ev else ''}<pre>{esc(f['text'])}</pre></section>")
     style = ("body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"

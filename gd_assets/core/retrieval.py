@@ -22,10 +22,8 @@ import numpy as np
 import pyarrow as pa
 
 from gd_assets.core import embedding, tokens
-
-# Name-field tokens and whole-name tokens of the index (see corpora_build.index).
-NAME_PREFIX = "n:"
-EXACT_PREFIX = "x:"
+from gd_assets.core.corpus import layout
+from gd_assets.core.corpus.layout import EXACT_PREFIX, NAME_PREFIX
 
 _BLOCK = 64  # queries per sparse-score block (block x rows float64 scores in memory)
 
@@ -127,8 +125,6 @@ class CorpusIndex:
         """Open the published build under `index_dir` without reading it into memory."""
         import bm25s
         from usearch.index import Index
-
-        from corpora_build import index as layout
 
         index_dir = Path(index_dir)
         build = layout.current_build(index_dir)

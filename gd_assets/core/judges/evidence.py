@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from gd_assets import home
+import pydantic
+
+from gd_assets.core.corpus.surface import Surface, load_surface, split_args
+from gd_assets.core.judges import JudgeIdentity, register
 from gd_assets.core.judges.base import JudgeInput, Judgement
-from gd_assets.core.judges.surface import Surface, load_surface, split_args
 
 RULES_VERSION = "evidence-rules-1"
 
@@ -59,20 +61,31 @@ class Marker:
     strength: float    # 0..1
 
 
+@register
 class EvidenceJudge:
     """Decides from cues and candidates with the corpus surface; needs a built corpus."""
 
     name = "evidence"
     model = RULES_VERSION
+    env: dict[str, str] = {}
+
+    class Options(pydantic.BaseModel):
+        corpus_db: str = pydantic.Field("", description="the corpus DuckDB file the surface is read from")
+
+    @classmethod
+    def identity(cls, options: Options) -> JudgeIdentity:
+        return JudgeIdentity(cls.name, RULES_VERSION, RULES_VERSION)
 
     def __init__(self, corpus_db: str | Path | None = None, surface: Surface | None = None):
-        self.corpus_db = Path(corpus_db) if corpus_db else home.corpora_db_path()
+        if not corpus_db and surface is None:
+            raise ValueError("the evidence judge needs the corpus file (corpus_db) or a loaded surface")
+        self.corpus_db = Path(corpus_db) if corpus_db else None
         self._surface = surface
 
     @property
     def surface(self) -> Surface:
         if self._surface is None:
-            if not self.corpus_db.exists():
+            if self.corpus_db is None or not self.corpus_db.exists():
                 raise FileNotFoundError(f"{self.corpus_db} does not exist: build the corpora first")
             self._surface = load_surface(str(self.corpus_db))
         return self._surface

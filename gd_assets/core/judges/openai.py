@@ -17,6 +17,9 @@ import zlib
 from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
+import pydantic
+
+from gd_assets.core.judges import JudgeIdentity, register
 from gd_assets.core.judges.base import JudgeError, JudgeInput, Judgement
 from gd_assets.core.judges.prompt import (
     PromptBudget,
@@ -33,12 +36,27 @@ class _Refused(JudgeError):
     """The endpoint rejected the request itself (wrong model, bad schema): retrying cannot help."""
 
 
+@register
 class OpenAIJudge:
     name = "openai"
+    env = {"model": "GD_ASSETS_JUDGE_MODEL", "base_url": "GD_ASSETS_JUDGE_URL", "prompt_chars": "GD_ASSETS_JUDGE_PROMPT_CHARS"}
+
+    class Options(pydantic.BaseModel):
+        base_url: str = pydantic.Field(min_length=1, description="where the API starts, e.g. http://127.0.0.1:8000/v1")
+        model: str = pydantic.Field(min_length=1)
+        api_key: str = ""
+        concurrency: int = pydantic.Field(4, gt=0)
+        timeout: float = pydantic.Field(60.0, gt=0)
+        max_tokens: int = pydantic.Field(256, gt=0)
+        prompt_chars: int = pydantic.Field(PromptBudget().total, ge=1000, description="prompt size, for short contexts")
+
+    @classmethod
+    def identity(cls, options: Options) -> JudgeIdentity:
+        return JudgeIdentity(cls.name, options.model, PromptBudget.sized(options.prompt_chars).version())
 
     def __init__(self, base_url: str, model: str, api_key: str = "", concurrency: int = 4, timeout: float = 60,
                  retries: int = 3, max_tokens: int = 256, backoff: float = 0.5,
-                 budget: PromptBudget | None = None) -> None:
+                 budget: PromptBudget | None = None, prompt_chars: int = PromptBudget().total) -> None:
         """`base_url` ends where the API starts, e.g. http://gpu-pod:8000/v1."""
         self.base_url = base_url.rstrip("/")
         self.url = self.base_url + "/chat/completions"
@@ -49,7 +67,7 @@ class OpenAIJudge:
         self.retries = retries
         self.max_tokens = max_tokens
         self.backoff = backoff
-        self.budget = budget or PromptBudget()
+        self.budget = budget or PromptBudget.sized(prompt_chars)
 
     def judge(self, items: Sequence[JudgeInput]) -> list[Judgement]:
         """One judgement per item, in order; the first fragment that fails stops the batch."""

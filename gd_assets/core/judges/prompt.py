@@ -65,8 +65,19 @@ class PromptBudget:
     per_candidate_floor: int = 250   # a candidate gets at least this much; fewer are shown instead
     fragment: int = 4000
 
+    @classmethod
+    def sized(cls, total: int) -> PromptBudget:
+        """The default proportions for a prompt of `total` characters (a model with a short context)."""
+        base = cls()
+        if total == base.total:
+            return base
+        scale = total / base.total
+        return cls(total=total, request=int(base.request * scale), candidates=int(base.candidates * scale),
+                   per_candidate_floor=min(base.per_candidate_floor, max(80, int(base.per_candidate_floor * scale))),
+                   fragment=int(base.fragment * scale))
+
     def version(self) -> str:
-        """The prompt version with these budgets, for the judgement asset's code_version."""
+        """The prompt version with these budgets: what a judgement records as its prompt version."""
         return f"{PROMPT_VERSION}-{self.total}-{self.request}-{self.candidates}-{self.per_candidate_floor}-{self.fragment}"
 
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 import zlib
 from typing import Sequence
 
+import pydantic
+
+from gd_assets.core.judges import JudgeIdentity, register
 from gd_assets.core.judges.base import JudgeError, JudgeInput, Judgement
 from gd_assets.core.judges.prompt import (
     PromptBudget,
@@ -20,17 +23,29 @@ from gd_assets.core.judges.prompt import (
 )
 
 
+@register
 class VllmJudge:
     name = "vllm"
+    env = {"model": "GD_ASSETS_JUDGE_MODEL", "prompt_chars": "GD_ASSETS_JUDGE_PROMPT_CHARS"}
+
+    class Options(pydantic.BaseModel):
+        model: str = pydantic.Field(min_length=1, description="a local folder or model name vLLM can load")
+        dtype: str = "auto"
+        max_tokens: int = pydantic.Field(256, gt=0)
+        prompt_chars: int = pydantic.Field(PromptBudget().total, ge=1000, description="prompt size, for short contexts")
+
+    @classmethod
+    def identity(cls, options: Options) -> JudgeIdentity:
+        return JudgeIdentity(cls.name, options.model, PromptBudget.sized(options.prompt_chars).version())
 
     def __init__(self, model: str, dtype: str = "auto", max_tokens: int = 256, retries: int = 2,
-                 budget: PromptBudget | None = None, **engine_options) -> None:
+                 budget: PromptBudget | None = None, prompt_chars: int = PromptBudget().total, **engine_options) -> None:
         """`model`: a local folder or model name vLLM can load; `engine_options` go to `vllm.LLM`."""
         self.model = model
         self.dtype = dtype
         self.max_tokens = max_tokens
         self.retries = retries
-        self.budget = budget or PromptBudget()
+        self.budget = budget or PromptBudget.sized(prompt_chars)
         # No free whitespace in answers: a small model otherwise loops on it until max_tokens.
         engine_options.setdefault("structured_outputs_config", {"backend": "xgrammar", "disable_any_whitespace": True})
         self.engine_options = engine_options

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from gd_assets import duck
+from gd_assets.core import duck
 
 GLOBAL_CLASSES = ("@GDScript", "@GlobalScope")
 

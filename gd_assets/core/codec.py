@@ -1,0 +1,54 @@
+"""One codec between the evidence objects and the store's rows: cues, candidates, judge inputs.
+
+Both directions live here so a field added to `Candidate` or `Cue` cannot be written and lost on
+the way back (as `Candidate.via` once was).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import fields
+
+from gd_assets.core.cues import Cue
+from gd_assets.core.judges.base import JudgeInput
+from gd_assets.core.retrieval import Candidate
+
+# Candidate attribute -> candidates column, where the names differ.
+_COLUMN = {"table": "corpus_table", "id": "row_id"}
+
+
+def cues_to_json(cues: Sequence[Cue]) -> str:
+    return json.dumps([{"cue": c.cue, "from": c.source} for c in cues], ensure_ascii=False)
+
+
+def cues_from_json(text: str | None) -> list[Cue]:
+    return [Cue(c["cue"], c["from"]) for c in json.loads(text or "[]")]
+
+
+def candidate_row(key: str, project: str, cand: Candidate) -> dict:
+    """The `candidates` row of one candidate of fragment `key` (id `<key>#<rank>`)."""
+    row = {"id": f"{key}#{cand.rank}", "key": key, "project": project}
+    for f in fields(Candidate):
+        row[_COLUMN.get(f.name, f.name)] = getattr(cand, f.name)
+    return row
+
+
+def candidate_from_row(row: Mapping) -> Candidate:
+    return Candidate(**{f.name: row.get(_COLUMN.get(f.name, f.name)) for f in fields(Candidate)})
+
+
+def candidates_by_key(rows: Sequence[Mapping]) -> dict[str, list[Candidate]]:
+    """Candidate rows grouped per fragment key, in rank order."""
+    out: dict[str, list[Candidate]] = {}
+    for row in sorted(rows, key=lambda r: (r["key"], r["rank"])):
+        out.setdefault(row["key"], []).append(candidate_from_row(row))
+    return out
+
+
+def judge_input(frag: Mapping, cues: Sequence[Cue], candidates: Sequence[Candidate], request: str,
+                file_functions: Sequence[str] = ()) -> JudgeInput:
+    """What a judge reads of one fragment: its row (key, path, lines, kinds, text), cues and candidates."""
+    return JudgeInput(key=frag["key"], path=frag["path"], start_line=frag["start_line"], end_line=frag["end_line"],
+                      kind=frag["kind"], file_kind=frag["file_kind"], text=frag["text"], cues=list(cues),
+                      candidates=list(candidates), request=request, file_functions=list(file_functions))

@@ -1,0 +1,134 @@
+"""The one freshness rule: what each per-fragment asset is made from, and so what must be redone.
+
+Evidence is made from the fragment's text, the request, the corpus, the index and the retrieval
+parameters; a judgement from the fragment's text, the evidence it read (its data version) and the
+judge (name, model, rules or prompt version). A row whose recorded inputs differ from today's is
+stale. The same definitions give Dagster its data versions and lineage tags, the command line its
+list of fragments to redo, and `status` its stale count.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+
+import dagster as dg
+
+from gd_assets import store
+from gd_assets.core.cues import DEFAULT_REQUEST
+from gd_assets.core.embedding import QUERY_MAX_TOKENS
+from gd_assets.core.judges import JudgeIdentity
+from gd_assets.core.retrieval import RetrievalParams
+from gd_assets.resources import JudgeBackend, RetrievalIndex
+
+PARAMS = RetrievalParams()
+# What shapes the candidates: fusion parameters and the query token budget of the embedder.
+RETRIEVAL_VERSION = f"{PARAMS.version()}|q{QUERY_MAX_TOKENS}"
+
+
+@dataclass(frozen=True)
+class EvidenceInputs:
+    """Today's inputs of every evidence row besides the fragment text (columns of `evidence`).
+
+    `corpus_version` and `index_version` are None when no corpus is built: then they are not compared.
+    """
+
+    request: str
+    corpus_version: str | None
+    index_version: str | None
+    retrieval_version: str = RETRIEVAL_VERSION
+
+
+def current_evidence_inputs(request: str | None = None) -> EvidenceInputs:
+    """Today's evidence inputs: the request, and the corpus and index versions (None when not built)."""
+    index = RetrievalIndex()
+    try:
+        corpus, index_version = index.corpus_version(), index.load().version
+    except (dg.Failure, FileNotFoundError):
+        corpus, index_version = None, None
+    return EvidenceInputs(request=request or DEFAULT_REQUEST, corpus_version=corpus, index_version=index_version)
+
+
+def judge_backend(judge: str | None = None) -> JudgeBackend:
+    """The judge resource a run would use: `judge`, else GD_ASSETS_JUDGE, else the evidence judge."""
+    return JudgeBackend(name=judge or "")
+
+
+def judge_inputs(judge: JudgeIdentity) -> dict[str, str]:
+    """Today's inputs of every judgement row besides text and evidence (columns of `judgements`)."""
+    return {"judge": judge.judge, "model": judge.model, "prompt_version": judge.version}
+
+
+def _hash(*parts: object) -> str:
+    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:16]
+
+
+def evidence_version(content_hash: str, cues: str, candidate_ids: list[str], index_version: str) -> str:
+    """The data version of one fragment's evidence: what a judgement records as its input."""
+    return _hash(content_hash, cues, candidate_ids, index_version)
+
+
+def judgement_version(evidence: str, judge: JudgeIdentity, answer: object) -> str:
+    return _hash(evidence, judge.judge, judge.model, judge.version, str(answer))
+
+
+def _differs(columns: dict[str, str | None], alias: str) -> tuple[str, list[object]]:
+    """`t.a IS DISTINCT FROM ? OR ...` over the columns whose value is known, and the parameters."""
+    known = {c: v for c, v in columns.items() if v is not None}
+    return " OR ".join(f"{alias}.{c} IS DISTINCT FROM ?" for c in known) or "FALSE", list(known.values())
+
+
+def stale_evidence(project: str, now: EvidenceInputs) -> list[str]:
+    """Fragments of `project` whose evidence is missing or made from other inputs, in file order."""
+    differs, params = _differs(asdict(now), "e")
+    return store.query(
+        "SELECT f.key FROM fragments f LEFT JOIN evidence e ON e.key = f.key WHERE f.project = ? AND "
+        f"(e.key IS NULL OR e.data_version IS NULL OR e.content_hash IS DISTINCT FROM f.content_hash OR {differs}) "
+        "ORDER BY f.path, f.ordinal", [project, *params])["key"].to_list()
+
+
+def stale_judgements(project: str, judge: JudgeIdentity) -> list[str]:
+    """Fragments of `project` with evidence whose judgement is missing, made from other text, other
+    evidence or by another judge, model or rule/prompt version, in file order."""
+    differs, params = _differs(judge_inputs(judge), "j")
+    return store.query(
+        "SELECT f.key FROM fragments f JOIN evidence e ON e.key = f.key LEFT JOIN judgements j ON j.key = f.key "
+        "WHERE f.project = ? AND (j.key IS NULL OR j.content_hash IS DISTINCT FROM f.content_hash "
+        f"OR j.evidence_version IS DISTINCT FROM e.data_version OR {differs}) ORDER BY f.path, f.ordinal",
+        [project, *params])["key"].to_list()
+
+
+def stale_judged(project: str, now: EvidenceInputs, judge: JudgeIdentity) -> list[str]:
+    """Fragments that have a judgement which re-analysing would redo (its own inputs or its evidence's)."""
+    judged = set(store.query("SELECT j.key FROM judgements j JOIN fragments f ON f.key = j.key WHERE f.project = ?",
+                             [project])["key"].to_list())
+    redo = set(stale_evidence(project, now)) | set(stale_judgements(project, judge))
+    return sorted(judged & redo)
+
+
+# --- Dagster lineage ----------------------------------------------------------------------------
+
+
+def lineage_tags(code_version: str, data_version: str, inputs: dict[str, tuple[str, int | None]]) -> dict[str, str]:
+    """Tags that let Dagster tell a partition stale: its code version, and each input's data version
+    with the storage id of the input's materialisation it was made from."""
+    tags = {"dagster/code_version": code_version, "dagster/data_version": data_version}
+    for name, (version, storage_id) in inputs.items():
+        tags[f"dagster/input_data_version/{name}"] = version
+        tags[f"dagster/input_event_pointer/{name}"] = "NULL" if storage_id is None else str(storage_id)
+    return tags
+
+
+def latest_inputs(instance: dg.DagsterInstance, asset: str, partitions: list[str] | None = None
+                  ) -> dict[str | None, tuple[str, int | None]]:
+    """(data version, storage id) of the latest materialisation of `asset`, per partition."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=partitions),
+        limit=max(1, len(partitions or ())) * 4).records
+    out: dict[str | None, tuple[str, int | None]] = {}
+    for record in records:  # newest first
+        if record.partition_key not in out:
+            tags = record.asset_materialization.tags or {}
+            out[record.partition_key] = (tags.get("dagster/data_version", ""), record.storage_id)
+    return out

@@ -1,0 +1,201 @@
+"""Running the pipeline: the command line, benches and evaluations materialise through here only.
+
+Every run is a real Dagster run recorded in the data home's instance. What to redo comes from the
+one freshness rule (`gd_assets.freshness`); fragment runs cover contiguous blocks of partition keys.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import dagster as dg
+
+from corpora_build.assets import ASSETS as CORPUS_ASSETS
+from corpora_build.assets import TABLE_ASSETS, CorpusSource
+from corpora_build.checks import CHECKS
+from gd_assets import home, store
+from gd_assets.assets.evidence import fragment_evidence
+from gd_assets.assets.fragments import fragments
+from gd_assets.assets.judgement import fragment_judgement
+from gd_assets.assets.sources import project_sources
+from gd_assets.assets.verdict import project_verdict
+from gd_assets.core.ingest import default_project_name, project_slug
+from gd_assets.definitions import project_assets, project_resources
+from gd_assets.freshness import current_evidence_inputs, judge_backend, stale_evidence, stale_judgements
+from gd_assets.partitions import fragments_partitions, projects_partitions
+from gd_assets.status import close_dead_runs, fragment_states, run_tags
+
+UNFINISHED = ("waiting", "failed", "stopped")
+
+
+class PipelineError(Exception):
+    """A run failed: the message names the step and the cause, in one line."""
+
+
+def instance() -> dg.DagsterInstance:
+    return home.dagster_instance()
+
+
+def _failure_message(result: dg.ExecuteInProcessResult) -> str:
+    for event in result.all_events:
+        if event.is_step_failure and event.step_failure_data:
+            error = event.step_failure_data.error
+            user = error.cause if error and error.cause else error
+            return f"{event.step_key}: {user.message.strip() if user else 'failed'}"
+    return "the run failed"
+
+
+def contiguous_blocks(all_keys: Sequence[str], wanted: Sequence[str]) -> list[tuple[str, str]]:
+    """(first, last) ranges over `all_keys` (the order partitions were added) covering exactly `wanted`."""
+    want = set(wanted)
+    blocks: list[tuple[str, str]] = []
+    start = prev = None
+    for key in all_keys:
+        if key in want:
+            start = key if start is None else start
+            prev = key
+        elif start is not None:
+            blocks.append((start, prev))
+            start = None
+    if start is not None:
+        blocks.append((start, prev))
+    return blocks
+
+
+def materialize(selection: Sequence, *, partition_key: str | None = None, fragment_keys: Sequence[str] | None = None,
+                graph: Sequence | None = None, resources: dict | None = None, run_config: dict | None = None,
+                log_level: str = "WARNING", raise_on_error: bool = True) -> list[dg.ExecuteInProcessResult]:
+    """Materialise `selection` (assets of `graph`, the project assets by default) as recorded runs:
+    one run, or one per contiguous block of `fragment_keys`. The console shows `log_level` and
+    up (everything with GD_ASSETS_VERBOSE); the UI keeps every log."""
+    config = dict(run_config or {})
+    level = "DEBUG" if os.environ.get("GD_ASSETS_VERBOSE") else log_level
+    config["loggers"] = {"console": {"config": {"log_level": level}}}
+    inst = instance()
+    runs: list[dict] = [{"partition_key": partition_key, "tags": {}}]
+    if fragment_keys is not None:
+        blocks = contiguous_blocks(inst.get_dynamic_partitions(fragments_partitions.name), fragment_keys)
+        runs = [{"partition_key": None, "tags": {"dagster/asset_partition_range_start": first,
+                                                 "dagster/asset_partition_range_end": last}} for first, last in blocks]
+    results = []
+    for run in runs:
+        result = dg.materialize(
+            assets=list(graph or project_assets), selection=list(selection), partition_key=run["partition_key"],
+            instance=inst, resources=resources or dict(project_resources), run_config=config,
+            tags={**run_tags(), **run["tags"]}, raise_on_error=False)
+        results.append(result)
+        if not result.success:
+            if raise_on_error:
+                raise PipelineError(_failure_message(result))
+            break
+    return results
+
+
+# --- the project pipeline -----------------------------------------------------------------------
+
+
+def project_name(source: str, project: str | None) -> str:
+    try:
+        return project_slug(project) if project else default_project_name(source)
+    except ValueError as error:
+        raise PipelineError(f"{error}; pass --project NAME") from error
+
+
+def absolute_source(source: str) -> str:
+    if "://" in source or source.startswith("git@"):
+        return source
+    return str(Path(source).expanduser().resolve())
+
+
+def ingest_and_slice(source: str, project: str | None = None) -> str:
+    """project_sources + fragments for a source, in one run; returns the project name."""
+    name = project_name(source, project)
+    instance().add_dynamic_partitions(projects_partitions.name, [name])
+    materialize([project_sources, fragments], partition_key=name,
+                run_config={"ops": {"project_sources": {"config": {"source": absolute_source(source)}}}})
+    return name
+
+
+def with_unmaterialised(project: str, asset: str, keys: list[str]) -> list[str]:
+    """`keys` plus the project's fragments whose partition is missing or failed in the instance
+    (a run can die after committing rows and before recording them), in file order."""
+    frags = store.project_fragments(project)["key"].to_list()
+    states = fragment_states(instance(), asset, frags)
+    wanted = set(keys) | {k for k in frags if states[k] in UNFINISHED}
+    return [k for k in frags if k in wanted]
+
+
+def _fragment_run(asset: dg.AssetsDefinition, keys: list[str], run_config: dict | None = None,
+                  judge: str | None = None) -> int:
+    if keys:
+        resources = {**project_resources, "judge_backend": judge_backend(judge)}
+        materialize([asset], fragment_keys=keys, resources=resources, run_config=run_config)
+    return len(keys)
+
+
+def run_evidence(project: str, request: str | None = None) -> int:
+    """Evidence for the fragments whose evidence is stale or unrecorded; returns how many."""
+    keys = with_unmaterialised(project, "fragment_evidence", stale_evidence(project, current_evidence_inputs(request)))
+    config = {"ops": {"fragment_evidence": {"config": {"request": request}}}} if request else None
+    return _fragment_run(fragment_evidence, keys, config)
+
+
+def run_judgement(project: str, judge: str | None = None) -> int:
+    """Judgements for the fragments whose judgement is stale or unrecorded; returns how many."""
+    stale = stale_judgements(project, judge_backend(judge).identity())
+    return _fragment_run(fragment_judgement, with_unmaterialised(project, "fragment_judgement", stale), judge=judge)
+
+
+def run_verdict(project: str) -> None:
+    materialize([project_verdict], partition_key=project)
+
+
+def analyze(source: str, project: str | None = None, request: str | None = None, judge: str | None = None) -> str:
+    """The whole pipeline: sources -> fragments -> evidence -> judgement -> verdict; redoes only what is stale."""
+    judge_backend(judge).identity()  # a judge with missing options fails here, before any work
+    name = ingest_and_slice(source, project)
+    run_evidence(name, request)
+    run_judgement(name, judge)
+    run_verdict(name)
+    return name
+
+
+def resume(project: str, judge: str | None = None) -> dict:
+    """Close dead runs, then materialise only missing or failed fragments (evidence, judgement), then the verdict."""
+    inst = instance()
+    closed = close_dead_runs(inst)
+    keys = store.project_fragments(project)["key"].to_list()
+    if not keys:
+        raise PipelineError(f"project {project!r} has no fragments: run `gd-assets analyze` first")
+    todo = {}
+    for asset in (fragment_evidence, fragment_judgement):
+        name = asset.key.to_user_string()
+        states = fragment_states(inst, name, keys)
+        todo[name] = _fragment_run(asset, [k for k in keys if states[k] in UNFINISHED], judge=judge)
+    run_verdict(project)
+    return {"closed_runs": closed, **todo}
+
+
+def forget(project: str) -> int:
+    """Drop a project's fragment partitions and rows (its runs and events stay in the instance's history)."""
+    inst = instance()
+    prefix = project + "/"
+    keys = [k for k in inst.get_dynamic_partitions(fragments_partitions.name) if k.startswith(prefix)]
+    for key in keys:
+        inst.delete_dynamic_partition(fragments_partitions.name, key)
+    if inst.has_dynamic_partition(projects_partitions.name, project):
+        inst.delete_dynamic_partition(projects_partitions.name, project)
+    store.delete_project(project)
+    return len(keys)
+
+
+# --- the corpus ---------------------------------------------------------------------------------
+
+
+def build_corpus(source: str = "auto", include_index: bool = True) -> dg.ExecuteInProcessResult:
+    """Materialise the corpus assets and run their checks as one run; the result carries the check outcomes."""
+    assets = CORPUS_ASSETS if include_index else TABLE_ASSETS
+    return materialize(assets, graph=[*assets, *CHECKS], resources={"corpus_source": CorpusSource(source=source)},
+                       log_level="INFO", raise_on_error=False)[0]

@@ -1,0 +1,114 @@
+"""The read views: what `fragments`, `show`, `analyze`/verdict and `status` print, as documents.
+
+Each is a plain dict (the `--json` output); the command line only formats them. Nothing here runs
+the pipeline.
+"""
+
+from __future__ import annotations
+
+import json
+
+from gd_assets import home, store
+from gd_assets.core.codec import cues_from_json
+from gd_assets.core.judges import JudgeIdentity
+from gd_assets.freshness import (
+    EvidenceInputs,
+    current_evidence_inputs,
+    judge_backend,
+    stale_evidence,
+    stale_judged,
+    stale_judgements,
+)
+from gd_assets.status import STATES, fragment_states, materialization_counts
+
+TRACKING = ("path", "start_line", "end_line", "dump_start_line", "dump_end_line")
+
+
+class NotFound(LookupError):
+    """A project or fragment the store does not have; the message says what to run."""
+
+
+def _excluded(project: str) -> list[dict]:
+    return store.query("SELECT path, reason FROM files WHERE project = ? AND NOT included ORDER BY path",
+                       [project]).to_dicts()
+
+
+def fragments_document(project: str) -> dict:
+    fields = ("key", *TRACKING, "kind", "symbol", "text")
+    frags = store.project_fragments(project).to_dicts()
+    return {"project": project, "fragments": [{f: r[f] for f in fields} for r in frags], "excluded": _excluded(project)}
+
+
+def show_document(project: str, key: str, now: EvidenceInputs | None = None, judge: JudgeIdentity | None = None) -> dict:
+    """The debug view of one fragment: tracking apart from what was searched, then the candidates;
+    its lineage says whether re-analysing against `now` and `judge` (default: today's) would redo it."""
+    frag = store.query("SELECT * FROM fragments WHERE key = ? AND project = ?", [key, project]).to_dicts()
+    if not frag:
+        raise NotFound(f"no fragment {key!r} in project {project!r}: `gd-assets fragments` lists the keys")
+    frag = frag[0]
+    ev = store.query("SELECT * FROM evidence WHERE key = ?", [key]).to_dicts()
+    cands = store.query("SELECT * FROM candidates WHERE key = ? ORDER BY rank", [key]).to_dicts()
+    doc = {
+        "key": key, "project": project, "tracking": {f: frag[f] for f in TRACKING}, "text": frag["text"],
+        "cues": [{"cue": c.cue, "from": c.source} for c in cues_from_json(ev[0]["cues"])] if ev else [],
+        "candidates": [{"rank": c["rank"], "table": c["corpus_table"], "id": c["row_id"], "title": c["title"],
+                        "text": c["text"], "sparse_rank": c["sparse_rank"], "dense_score": c["dense_score"],
+                        "score": c["score"], "via": c["via"]} for c in cands],
+    }
+    judged = store.query("SELECT * FROM judgements WHERE key = ?", [key]).to_dicts()
+    if judged:
+        j = judged[0]
+        doc["judgement"] = {
+            "signal": j["signal"], "migration_needed": j["migration_needed"], "confidence": j["confidence"],
+            "rationale": j["rationale"], "related": json.loads(j["related"]), "evidence": json.loads(j["evidence"]),
+            "legend": json.loads(j["legend"]), "judge": j["judge"], "model": j["model"],
+        }
+    if ev:
+        lineage = {f: ev[0][f] for f in ("corpus_version", "index_version", "retrieval_version")}
+        now = now or current_evidence_inputs()
+        lineage["evidence_stale"] = key in stale_evidence(project, now)
+        if judged:
+            stale = key in stale_judgements(project, judge or judge_backend().identity())
+            lineage.update({"judge": judged[0]["judge"], "model": judged[0]["model"],
+                            "prompt_version": judged[0]["prompt_version"],
+                            "judged_at": str(judged[0]["judged_at"]),
+                            "judgement_stale": stale or lineage["evidence_stale"]})
+        doc["lineage"] = lineage
+    return doc
+
+
+def verdict_document(project: str) -> dict:
+    """The `analyze --json` document."""
+    row = store.query("SELECT * FROM verdicts WHERE project = ?", [project]).to_dicts()
+    if not row:
+        raise NotFound(f"project {project!r} has no verdict yet: run `gd-assets analyze`")
+    row = row[0]
+    summary = json.loads(row["summary"])
+    frags = store.query(
+        "SELECT f.key, f.path, f.start_line, f.end_line, f.kind, j.signal, j.migration_needed, j.confidence, "
+        "j.rationale, j.evidence FROM fragments f JOIN judgements j ON j.key = f.key AND j.content_hash = f.content_hash "
+        "WHERE f.project = ? ORDER BY f.dump_start_line NULLS LAST, f.path, f.ordinal", [project]).to_dicts()
+    for f in frags:
+        f["evidence"] = [{k: e[k] for k in ("table", "id", "title")} for e in json.loads(f["evidence"])]
+    return {"project": project, "verdict": row["verdict"], "confidence": row["confidence"],
+            "counts": summary["counts"], "explanation": row["explanation"], "folders": summary["folders"],
+            "files": summary["files"], "fragments": frags, "excluded": _excluded(project)}
+
+
+def status_document(project: str, now: EvidenceInputs | None = None, judge: JudgeIdentity | None = None) -> dict:
+    """Per fragment: done / failed / stopped / running / waiting, and how many judgements are stale
+    against `now` and `judge` (default: today's evidence inputs and the configured judge)."""
+    frags = store.project_fragments(project).to_dicts()
+    if not frags:
+        raise NotFound(f"project {project!r} has no fragments: run `gd-assets analyze SOURCE --project {project}`")
+    keys = [f["key"] for f in frags]
+    inst = home.dagster_instance()
+    states = fragment_states(inst, "fragment_judgement", keys)
+    counts = materialization_counts(inst, "fragment_judgement", keys)
+    rows = [{**{k: f[k] for k in ("key", *TRACKING)}, "status": states[f["key"]], "materializations": counts[f["key"]]}
+            for f in frags]
+    totals = {s: sum(r["status"] == s for r in rows) for s in STATES}
+    now = now or current_evidence_inputs()
+    judge = judge or judge_backend().identity()
+    totals["stale"] = len(stale_judged(project, now, judge))
+    return {"project": project, "counts": totals, "fragments": rows}
