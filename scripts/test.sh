@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 . .venv/bin/activate
 export VLLM_CPU_KVCACHE_SPACE=1 VLLM_ENABLE_V1_MULTIPROCESSING=0
 ruff check gd_assets corpora_build tests bench eval
-python -m pytest -q -ra "$@"
+python -m pytest -q -ra --durations=15 "$@"
