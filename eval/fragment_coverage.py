@@ -1,6 +1,6 @@
 """Slicing coverage on real projects: every non-blank line of every included file in exactly one fragment.
 
-    python eval/coverage.py TREE [TREE...]   # e.g. checkouts of godot-demo-projects 3.x and master
+    python eval/fragment_coverage.py TREE [TREE...]   # e.g. checkouts of godot-demo-projects 3.x and master
 
 Each folder holding a project.godot is ingested as one project; prints files, exclusions by reason,
 fragments by kind, unparsed regions and any line that is missing or doubled.
