@@ -41,12 +41,12 @@ class EvidenceInputs:
 
 
 def current_evidence_inputs(request: str | None = None) -> EvidenceInputs:
-    """Today's evidence inputs: the request, and the corpus and index versions (None when not built)."""
+    """Today's evidence inputs: the request, and the corpus and index versions (None when not built).
+
+    Read from the index manifest, not by opening the index: `status` and `show` ask for this too."""
     index = RetrievalIndex()
-    try:
-        corpus, index_version = index.corpus_version(), index.load().version
-    except (dg.Failure, FileNotFoundError):
-        corpus, index_version = None, None
+    index_version = index.index_version()
+    corpus = index.corpus_version() if index_version else None
     return EvidenceInputs(request=request or DEFAULT_REQUEST, corpus_version=corpus, index_version=index_version)
 
 

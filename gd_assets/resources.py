@@ -9,6 +9,7 @@ from pathlib import Path
 import dagster as dg
 
 from gd_assets import home
+from gd_assets.core.corpus.layout import read_manifest
 from gd_assets.core.corpus.version import corpus_version
 from gd_assets.core.judges import Judge, JudgeError, JudgeIdentity, build_judge, identity, judge_class
 from gd_assets.core.retrieval import CorpusIndex
@@ -25,12 +26,19 @@ class RetrievalIndex(dg.ConfigurableResource):
     index_dir: str = ""
     corpus_db: str = ""
 
+    def directory(self) -> Path:
+        return Path(self.index_dir) if self.index_dir else home.index_dir()
+
     def load(self) -> CorpusIndex:
-        directory = Path(self.index_dir) if self.index_dir else home.index_dir()
         try:
-            return CorpusIndex.load(directory)
+            return CorpusIndex.load(self.directory())
         except FileNotFoundError as error:
             raise dg.Failure(f"{error}. Build the corpora first: `gd-assets corpus build`.") from error
+
+    def index_version(self) -> str | None:
+        """The published build's version from its manifest alone (no index files opened); None before a build."""
+        manifest = read_manifest(self.directory())
+        return manifest["index_version"] if manifest else None
 
     def corpus_version(self) -> str:
         return corpus_version(Path(self.corpus_db) if self.corpus_db else home.corpora_db_path())
