@@ -1,5 +1,6 @@
 """Evidence step figures: fragments/s of cue extraction, sparse retrieval, dense retrieval and the
-whole batched search, then of `fragment_evidence` through Dagster: one run over many partitions
+whole batched search (and what building the project context costs next to it), then of
+`fragment_evidence` through Dagster: one run over many partitions
 (as the CLI runs it) against one run per partition, with the share Dagster's bookkeeping takes.
 
     python bench/evidence.py                    # a generated project (~1,500 fragments)
@@ -191,6 +192,26 @@ def dagster_figures(keys: list[str], frags: list[dict], whole: float, sample: in
     print(f"  {'one run / one run per partition':<40} {(n / many) / (m / single):7.1f} x fragments/s")
 
 
+def read_in_context(project: str, frags: list[dict]) -> tuple[float, str]:
+    """Build the project context as `project_symbols` does (timed) and give each fragment its scope,
+    as `fragment_evidence` does; returns the seconds and what the context holds."""
+    from gd_assets import store
+    from gd_assets.core.corpus.surface import load_surface
+    from gd_assets.core.project_context import build_context
+    from gd_assets.core.receivers import Scope
+    from gd_assets.home import corpora_db_path
+
+    files = store.project_files(project, included_only=True).select("path", "kind", "text").to_dicts()
+    started = time.perf_counter()
+    context = build_context(files)
+    rows = context.rows()
+    seconds = time.perf_counter() - started
+    engine = load_surface(str(corpora_db_path()))
+    for frag in frags:
+        frag["scope"] = Scope.of(context, frag["path"], frag["symbol"], engine)
+    return seconds, f"{len(context.scripts)} scripts, {len(rows)} symbol rows"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("path", nargs="?", help="a Godot tree (default: a generated project)")
@@ -231,8 +252,11 @@ def main(argv: list[str] | None = None) -> None:
     frags = store.fragments_by_key(keys).to_dicts()
     print(f"  {'ingest + slice run (Dagster)':<40} {time.perf_counter() - started:7.2f} s   {len(keys)} fragments")
 
-    print("pure core, in batches as fragment_evidence runs them")
+    print("pure core, in batches as fragment_evidence runs them (each fragment read in its project's context)")
+    context_seconds, context_note = read_in_context(project, frags)
     whole = pure_figures(frags, args.batch)
+    line("project context (all files, pure)", context_seconds, len(frags), whole)
+    print(f"  {'':<40} {context_note}")
     if not args.no_dagster:
         print("fragment_evidence through Dagster")
         dagster_figures(keys, frags, whole, args.sample)

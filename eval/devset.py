@@ -21,7 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judging import FUNCTION_KINDS, EvidenceSource, Item, items_of_file, load_judge, run_judge
+from judging import FUNCTION_KINDS, EvidenceSource, Item, attach_scopes, items_of_file, load_judge, run_judge
 from trees import DEFAULT_MIRROR, cache_root, extract
 
 REPO = Path(__file__).resolve().parents[1]
@@ -229,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         gd3 = demo["gd3"]
         root = extract(args.mirror, gd3["commit"], gd3["subpath"])
         by_file = gd_items(root, f"gd3/{demo['demo']}")
+        attach_scopes(root, [i for file_items in by_file.values() for i in file_items], args.home)
         units, unmatched = match_truth(demo["demo"], demo["functions"], by_file)
         for row in unmatched:
             if row["status"] in SCORED:
@@ -244,17 +245,22 @@ def main(argv: list[str] | None = None) -> int:
     gd4_units = [u for path, file_items in gd4_by_file.items()
                  for u in file_units("gd4", path, file_items).values()]
     gd4_items = [i for file_items in gd4_by_file.values() for i in file_items]
+    attach_scopes(gd4_root, gd4_items, args.home)
     items += gd4_items
 
-    judge_names = list(dict.fromkeys(["baseline", args.judge]))
+    # (label, judge, read in project context)
+    runs = [("baseline", "baseline", False)]
+    if args.judge != "baseline":
+        runs += [(f"{args.judge} (names)", args.judge, False), (args.judge, args.judge, True)]
+    judge_names = [label for label, _, _ in runs]
     evidence = None
-    if any(n != "baseline" for n in judge_names):
+    if len(runs) > 1:
         evidence = EvidenceSource(args.home, cache_root(), retrieval=not args.no_retrieval)
     results, judgements_by = {}, {}
-    for name in judge_names:
+    for name, judge_name, in_context in runs:
         started = time.monotonic()
-        judge = load_judge(name, home=args.home, corpus_dir=args.corpus_dir)
-        judgements = run_judge(judge, items, evidence)
+        judge = load_judge(judge_name, home=args.home, corpus_dir=args.corpus_dir)
+        judgements = run_judge(judge, items, evidence, context=in_context)
         judgements_by[name] = judgements
         results[name] = score(truth_units, gd4_units, gd4_items, judgements)
         results[name]["seconds"] = round(time.monotonic() - started, 1)

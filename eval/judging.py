@@ -23,12 +23,15 @@ from gd_assets.core import cues as cues_module
 from gd_assets.core import evidence as evidence_module
 from gd_assets.core import retrieval as retrieval_module
 from gd_assets.core.codec import judge_input
+from gd_assets.core.corpus.surface import load_surface
 from gd_assets.core.cues import DEFAULT_REQUEST, extract_cues
 from gd_assets.core.fragments import FUNCTION_KINDS, file_functions, fragment_rows
 from gd_assets.core.judges import build_judge
 from gd_assets.core.judges.base import JudgeInput, Judgement
+from gd_assets.core.project_context import ProjectContext, build_context
+from gd_assets.core.receivers import Scope
 
-__all__ = ["FUNCTION_KINDS", "EvidenceSource", "Item", "items_of_file", "load_judge", "run_judge"]
+__all__ = ["FUNCTION_KINDS", "EvidenceSource", "Item", "attach_scopes", "items_of_file", "load_judge", "run_judge"]
 _EVIDENCE_BATCH = 512
 _JUDGE_BATCH = 256
 
@@ -46,6 +49,7 @@ class Item:
     file_kind: str
     text: str
     file_functions: tuple[str, ...] = ()
+    scope: Scope | None = None  # the fragment's place in its project (attach_scopes), for receivers
 
 
 def items_of_file(key_prefix: str, path: str, file_kind: str, text: str) -> list[Item]:
@@ -54,6 +58,26 @@ def items_of_file(key_prefix: str, path: str, file_kind: str, text: str) -> list
     functions = tuple(file_functions(rows).get(path, ()))
     return [Item(r["key"], path, r["start_line"], r["end_line"], r["kind"], r["symbol"], file_kind, r["text"],
                  functions) for r in rows]
+
+
+_CONTEXT_SUFFIXES = (".gd", ".tscn", ".godot")
+
+
+def attach_scopes(root: Path, items: Sequence[Item], home: str | None = None) -> ProjectContext:
+    """Read the project context of the tree at `root` (scripts, scenes, project.godot files) and give
+    each item (paths relative to `root`) its scope; returns the context."""
+    files = []
+    for file in sorted(root.rglob("*")):
+        if file.is_file() and file.suffix in _CONTEXT_SUFFIXES:
+            text = file.read_bytes().decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+            kind = {".gd": "gdscript", ".tscn": "scene", ".godot": "project"}[file.suffix]
+            files.append({"path": file.relative_to(root).as_posix(), "kind": kind, "text": text})
+    context = build_context(files)
+    corpus_db = Path(home) / "corpora.duckdb" if home else data_home.corpora_db_path()
+    engine = load_surface(str(corpus_db)) if corpus_db.exists() else None
+    for item in items:
+        item.scope = Scope.of(context, item.path, item.symbol, engine)
+    return context
 
 
 def load_judge(name: str, home: str | None = None, corpus_dir: str | None = None, **options):
@@ -116,11 +140,11 @@ class EvidenceSource:
     def _key(item: Item) -> str:
         return hashlib.sha256(f"{item.kind}\0{item.file_kind}\0{item.text}".encode()).hexdigest()
 
-    def inputs(self, items: Sequence[Item]) -> list[JudgeInput]:
-        """One JudgeInput per item; retrieval runs in batches only for texts not cached yet."""
+    def inputs(self, items: Sequence[Item], context: bool = True) -> list[JudgeInput]:
+        """One JudgeInput per item; retrieval runs in batches only for texts not cached yet. With
+        `context`, an item's cues are read in its scope (candidates depend on the text alone)."""
         if self.index is None:
-            return [self._input(item, extract_cues(item.kind, item.text, self.request, file_kind=item.file_kind), [])
-                    for item in items]
+            return [self._input(item, self._cues(item, context), []) for item in items]
         todo = {}
         for item in items:
             key = self._key(item)
@@ -136,7 +160,17 @@ class EvidenceSource:
                     self.cache[ev.key] = (ev.cues, ev.candidates)
                 _progress("retrieval", min(b + _EVIDENCE_BATCH, len(pending)), len(pending), started)
             self._save()
-        return [self._input(item, *self.cache[self._key(item)]) for item in items]
+        out = []
+        for item in items:
+            cues, candidates = self.cache[self._key(item)]
+            if context and item.scope is not None:
+                cues = self._cues(item, context)
+            out.append(self._input(item, cues, candidates))
+        return out
+
+    def _cues(self, item: Item, context: bool):
+        return extract_cues(item.kind, item.text, self.request, file_kind=item.file_kind,
+                            scope=item.scope if context else None)
 
     def _input(self, item: Item, cues, candidates) -> JudgeInput:
         return judge_input(vars(item), cues, candidates, self.request, item.file_functions)
@@ -150,11 +184,13 @@ class EvidenceSource:
         tmp.replace(self.cache_path)
 
 
-def run_judge(judge, items: Sequence[Item], evidence: EvidenceSource | None) -> dict[str, Judgement]:
-    """Judgements by item key; a judge that reads no evidence (the baseline) skips retrieval."""
+def run_judge(judge, items: Sequence[Item], evidence: EvidenceSource | None,
+              context: bool = True) -> dict[str, Judgement]:
+    """Judgements by item key; a judge that reads no evidence (the baseline) skips retrieval.
+    `context=False` judges by bare names (no receivers), as before project context existed."""
     needs = getattr(judge, "needs_evidence", True)
     if needs and evidence is not None:
-        inputs = evidence.inputs(items)
+        inputs = evidence.inputs(items, context)
     else:
         inputs = [judge_input(vars(i), [], [], DEFAULT_REQUEST, i.file_functions) for i in items]
     out: dict[str, Judgement] = {}

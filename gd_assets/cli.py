@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gd_assets import home, orchestrate, views
+from gd_assets.core.cues import JUDGE_ONLY
 from gd_assets.core.dump import to_dump
 from gd_assets.core.ingest import IngestError, ingest
 from gd_assets.core.judges import JudgeError, judge_names
@@ -61,8 +62,13 @@ def print_show(doc: dict, out=sys.stdout) -> None:
     print(doc["text"], file=out)
     print("\n--- cues (retriever input) ---", file=out)
     for c in doc["cues"]:
-        note = ", judge only: not searched" if c["from"] == "name" else ""
+        note = ", judge only: not searched" if c["from"] in JUDGE_ONLY else ""
         print(f"  {c['cue']}   [{c['from']}{note}]", file=out)
+    received = [c for c in doc["cues"] if c.get("receiver")]
+    if received:
+        print("\n--- receivers (judge only: from the project context) ---", file=out)
+        for c in received:
+            print(f"  {c['cue']}   [{c['from']}] -> {c['receiver']}", file=out)
     print(f"\n--- candidates ({len(doc['candidates'])}) ---", file=out)
     for c in doc["candidates"]:
         sparse = c["sparse_rank"] if c["sparse_rank"] is not None else "-"
@@ -105,6 +111,8 @@ def print_status(doc: dict, out=sys.stdout) -> None:
         print(f"{where:<{width}}  {r['status']}", file=out)
     c = doc["counts"]
     print(f"{len(places)} fragments: " + ", ".join(f"{c[k]} {k}" for k in (*views.STATES, "stale")), file=out)
+    if doc.get("symbols"):
+        print("project context: " + ", ".join(f"{n} {k}" for k, n in doc["symbols"].items()), file=out)
 
 
 def print_hits(hits: list[dict], out=sys.stdout) -> None:

@@ -1,7 +1,7 @@
 """The one freshness rule: what each per-fragment asset is made from, and so what must be redone.
 
-Evidence is made from the fragment's text, the request, the corpus, the index and the retrieval
-parameters; a judgement from the fragment's text, the evidence it read (its data version) and the
+Evidence is made from the fragment's text, its project's context (`project_symbols`), the request,
+the corpus, the index and the retrieval parameters; a judgement from the fragment's text, the evidence it read (its data version) and the
 judge (name, model, rules or prompt version). A row whose recorded inputs differ from today's is
 stale. The same definitions give Dagster its data versions and lineage tags, the command line its
 list of fragments to redo, and `status` its stale count.
@@ -83,8 +83,10 @@ def stale_evidence(project: str, now: EvidenceInputs) -> list[str]:
     """Fragments of `project` whose evidence is missing or made from other inputs, in file order."""
     differs, params = _differs(asdict(now), "e")
     return store.query(
-        "SELECT f.key FROM fragments f LEFT JOIN evidence e ON e.key = f.key WHERE f.project = ? AND "
-        f"(e.key IS NULL OR e.data_version IS NULL OR e.content_hash IS DISTINCT FROM f.content_hash OR {differs}) "
+        "SELECT f.key FROM fragments f LEFT JOIN evidence e ON e.key = f.key "
+        "LEFT JOIN project_contexts c ON c.project = f.project WHERE f.project = ? AND "
+        f"(e.key IS NULL OR e.data_version IS NULL OR e.content_hash IS DISTINCT FROM f.content_hash "
+        f"OR e.context_version IS DISTINCT FROM c.version OR {differs}) "
         "ORDER BY f.path, f.ordinal", [project, *params])["key"].to_list()
 
 

@@ -19,6 +19,7 @@ from gd_assets import home, store
 from gd_assets.assets.evidence import fragment_evidence
 from gd_assets.assets.fragments import fragments
 from gd_assets.assets.judgement import fragment_judgement
+from gd_assets.assets.project_symbols import project_symbols
 from gd_assets.assets.sources import project_sources
 from gd_assets.assets.verdict import project_verdict
 from gd_assets.core.ingest import default_project_name, project_slug
@@ -110,10 +111,10 @@ def absolute_source(source: str) -> str:
 
 
 def ingest_and_slice(source: str, project: str | None = None) -> str:
-    """project_sources + fragments for a source, in one run; returns the project name."""
+    """project_sources + fragments + project_symbols for a source, in one run; returns the project name."""
     name = project_name(source, project)
     instance().add_dynamic_partitions(projects_partitions.name, [name])
-    materialize([project_sources, fragments], partition_key=name,
+    materialize([project_sources, fragments, project_symbols], partition_key=name,
                 run_config={"ops": {"project_sources": {"config": {"source": absolute_source(source)}}}})
     return name
 

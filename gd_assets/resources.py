@@ -40,8 +40,11 @@ class RetrievalIndex(dg.ConfigurableResource):
         manifest = read_manifest(self.directory())
         return manifest["index_version"] if manifest else None
 
+    def corpus_path(self) -> Path:
+        return Path(self.corpus_db) if self.corpus_db else home.corpora_db_path()
+
     def corpus_version(self) -> str:
-        return corpus_version(Path(self.corpus_db) if self.corpus_db else home.corpora_db_path())
+        return corpus_version(self.corpus_path())
 
 
 class JudgeBackend(dg.ConfigurableResource):

@@ -2,7 +2,7 @@
 
 Each item directly in the inbox (a project folder, a `.zip`, or a `*.dump.txt`) becomes a project:
 the sensor registers its `projects` partition (named as `gd-assets analyze` would name it) and
-launches `project_sources` + `fragments` for it. An item is launched again only when its content
+launches `project_sources` + `fragments` + `project_symbols` for it. An item is launched again only when its content
 changes; the cursor keeps one fingerprint per item. Evidence, judgement and the verdict are then
 one backfill away (the `fragments` run registers the fragment partitions).
 
@@ -24,6 +24,7 @@ import dagster as dg
 
 from gd_assets import home
 from gd_assets.assets.fragments import fragments
+from gd_assets.assets.project_symbols import project_symbols
 from gd_assets.assets.sources import project_sources
 from gd_assets.core.ingest import EDITOR_CACHE_DIRS, default_project_name
 from gd_assets.partitions import projects_partitions
@@ -108,7 +109,7 @@ def read_cursor(cursor: str | None) -> dict[str, dict[str, str]]:
 
 
 @dg.sensor(
-    target=[project_sources, fragments],
+    target=[project_sources, fragments, project_symbols],
     minimum_interval_seconds=15,
     default_status=dg.DefaultSensorStatus.STOPPED,
     description="Ingests and slices every new or changed project folder, .zip or *.dump.txt in <GD_ASSETS_HOME>/inbox/.",
@@ -145,7 +146,7 @@ def inbox_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.Sk
             new_projects.append(name)
         runs.append(dg.RunRequest(
             partition_key=name,
-            asset_selection=[project_sources.key, fragments.key],
+            asset_selection=[project_sources.key, fragments.key, project_symbols.key],
             run_key=f"{name}:{digest}",
             run_config={"ops": {"project_sources": {"config": {"source": str(item.path.resolve())}}}},
             tags={"gd-assets/inbox": entry},

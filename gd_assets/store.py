@@ -60,6 +60,23 @@ TABLES: dict[str, str] = {
             reason VARCHAR,                   -- parse problem, when there was one
             file_kind VARCHAR                 -- kind of the file it was cut from (gdscript, scene...)
         )""",
+    "project_symbols": """
+        CREATE TABLE IF NOT EXISTS project_symbols (
+            id VARCHAR PRIMARY KEY,           -- <project>|<scope>|<kind>|<name>
+            project VARCHAR NOT NULL,
+            scope VARCHAR NOT NULL,           -- script path (`path::Inner`), or the project root folder
+            kind VARCHAR NOT NULL,            -- script|class_name|extends|func|var|const|signal|enum|class|node|autoload|config_version
+            name VARCHAR NOT NULL,
+            type VARCHAR,                     -- declared or obvious type; for a node, its scene type
+            detail VARCHAR                    -- for a node, the script attached to it
+        )""",
+    "project_contexts": """
+        CREATE TABLE IF NOT EXISTS project_contexts (
+            project VARCHAR PRIMARY KEY,
+            version VARCHAR NOT NULL,         -- of the symbols: evidence made with another is stale
+            counts VARCHAR NOT NULL,          -- JSON {kind: rows}
+            built_at TIMESTAMP NOT NULL
+        )""",
     "evidence": """
         CREATE TABLE IF NOT EXISTS evidence (
             key VARCHAR PRIMARY KEY,          -- fragment key
@@ -75,7 +92,8 @@ TABLES: dict[str, str] = {
             index_version VARCHAR NOT NULL,
             retrieval_version VARCHAR NOT NULL,
             computed_at TIMESTAMP NOT NULL,
-            data_version VARCHAR              -- of the cues and candidates: what a judgement read
+            data_version VARCHAR,             -- of the cues and candidates: what a judgement read
+            context_version VARCHAR           -- of the project context the cues were read in
         )""",
     "candidates": """
         CREATE TABLE IF NOT EXISTS candidates (
@@ -132,6 +150,7 @@ TABLES: dict[str, str] = {
 }
 
 KEYS: dict[str, str] = {"projects": "project", "files": "id", "fragments": "key", "evidence": "key",
+                        "project_symbols": "id", "project_contexts": "project",
                         "candidates": "id", "judgements": "key", "verdicts": "project"}
 
 # Columns added after the first release: a store written before them gets them on first use.
@@ -140,6 +159,7 @@ MIGRATIONS = (
     "ALTER TABLE candidates ADD COLUMN IF NOT EXISTS via VARCHAR",
     "ALTER TABLE evidence ADD COLUMN IF NOT EXISTS data_version VARCHAR",
     "ALTER TABLE judgements ADD COLUMN IF NOT EXISTS evidence_version VARCHAR",
+    "ALTER TABLE evidence ADD COLUMN IF NOT EXISTS context_version VARCHAR",
 )
 
 POLARS: dict[str, dict[str, pl.DataType]] = {
@@ -162,7 +182,14 @@ POLARS: dict[str, dict[str, pl.DataType]] = {
         "key": pl.String, "project": pl.String, "path": pl.String, "start_line": pl.Int32, "end_line": pl.Int32,
         "content_hash": pl.String, "cues": pl.String, "dense_text": pl.String, "request": pl.String, "corpus_version": pl.String,
         "index_version": pl.String, "retrieval_version": pl.String, "computed_at": pl.Datetime,
-        "data_version": pl.String,
+        "data_version": pl.String, "context_version": pl.String,
+    },
+    "project_symbols": {
+        "id": pl.String, "project": pl.String, "scope": pl.String, "kind": pl.String, "name": pl.String,
+        "type": pl.String, "detail": pl.String,
+    },
+    "project_contexts": {
+        "project": pl.String, "version": pl.String, "counts": pl.String, "built_at": pl.Datetime,
     },
     "candidates": {
         "id": pl.String, "key": pl.String, "project": pl.String, "rank": pl.Int32, "corpus_table": pl.String,
@@ -223,7 +250,8 @@ def delete_project(project: str) -> None:
     with duck.connect(db_path()) as con:
         create_tables(con)
         con.execute("BEGIN")
-        for table in ("candidates", "evidence", "judgements", "fragments", "files", "verdicts", "projects"):
+        for table in ("candidates", "evidence", "judgements", "fragments", "project_symbols", "project_contexts",
+                      "files", "verdicts", "projects"):
             con.execute(f"DELETE FROM {table} WHERE project = ?", [project])
         con.execute("COMMIT")
 
@@ -238,6 +266,15 @@ def query(sql: str, params: Sequence[object] = ()) -> pl.DataFrame:
 def project_files(project: str, included_only: bool = False) -> pl.DataFrame:
     where = " AND included" if included_only else ""
     return query(f"SELECT * FROM files WHERE project = ?{where} ORDER BY path", [project])
+
+
+def project_symbols(project: str) -> pl.DataFrame:
+    return query("SELECT * FROM project_symbols WHERE project = ? ORDER BY scope, kind, name", [project])
+
+
+def project_context_row(project: str) -> dict | None:
+    rows = query("SELECT * FROM project_contexts WHERE project = ?", [project]).to_dicts()
+    return rows[0] if rows else None
 
 
 def project_fragments(project: str) -> pl.DataFrame:

@@ -50,7 +50,8 @@ def show_document(project: str, key: str, now: EvidenceInputs | None = None, jud
     cands = store.query("SELECT * FROM candidates WHERE key = ? ORDER BY rank", [key]).to_dicts()
     doc = {
         "key": key, "project": project, "tracking": {f: frag[f] for f in TRACKING}, "text": frag["text"],
-        "cues": [{"cue": c.cue, "from": c.source} for c in cues_from_json(ev[0]["cues"])] if ev else [],
+        "cues": [{"cue": c.cue, "from": c.source, "receiver": c.receiver}
+                 for c in cues_from_json(ev[0]["cues"])] if ev else [],
         "candidates": [{"rank": c["rank"], "table": c["corpus_table"], "id": c["row_id"], "title": c["title"],
                         "text": c["text"], "sparse_rank": c["sparse_rank"], "dense_score": c["dense_score"],
                         "score": c["score"], "via": c["via"]} for c in cands],
@@ -111,4 +112,6 @@ def status_document(project: str, now: EvidenceInputs | None = None, judge: Judg
     now = now or current_evidence_inputs()
     judge = judge or judge_backend().identity()
     totals["stale"] = len(stale_judged(project, now, judge))
-    return {"project": project, "counts": totals, "fragments": rows}
+    context = store.project_context_row(project)
+    symbols = json.loads(context["counts"]) if context else {}
+    return {"project": project, "counts": totals, "symbols": symbols, "fragments": rows}

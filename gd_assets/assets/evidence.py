@@ -11,16 +11,19 @@ import dagster as dg
 
 from gd_assets import store
 from gd_assets.assets.metadata import md_table
+from gd_assets.assets.project_symbols import load_context
 from gd_assets.core.codec import candidate_row, cues_to_json
-from gd_assets.core.cues import DEFAULT_REQUEST
+from gd_assets.core.corpus.surface import load_surface
+from gd_assets.core.cues import DEFAULT_REQUEST, JUDGE_ONLY
 from gd_assets.core.evidence import Evidence, gather_evidence
 from gd_assets.core.places import place
+from gd_assets.core.receivers import Scope
 from gd_assets.freshness import PARAMS, RETRIEVAL_VERSION, evidence_version, latest_inputs, lineage_tags
 from gd_assets.partitions import fragments_partitions
 from gd_assets.resources import RetrievalIndex
 
 BATCH = 64
-CODE_VERSION = f"evidence-1|{RETRIEVAL_VERSION}"
+CODE_VERSION = f"evidence-2|{RETRIEVAL_VERSION}"  # 2: cues carry receivers from the project context
 
 
 class EvidenceConfig(dg.Config):
@@ -29,7 +32,7 @@ class EvidenceConfig(dg.Config):
 
 
 def evidence_rows(frag: dict, ev: Evidence, corpus_version: str, index_version: str,
-                  request: str) -> tuple[dict, list[dict]]:
+                  request: str, context_version: str | None = None) -> tuple[dict, list[dict]]:
     cues = cues_to_json(ev.cues)
     row = {
         "key": frag["key"], "project": frag["project"], "path": frag["path"], "start_line": frag["start_line"],
@@ -37,6 +40,7 @@ def evidence_rows(frag: dict, ev: Evidence, corpus_version: str, index_version: 
         "dense_text": ev.dense_text, "request": request, "corpus_version": corpus_version, "index_version": index_version,
         "retrieval_version": RETRIEVAL_VERSION, "computed_at": dt.datetime.now(dt.timezone.utc).replace(tzinfo=None),
         "data_version": evidence_version(frag["content_hash"], cues, [c.id for c in ev.candidates], index_version),
+        "context_version": context_version,
     }
     return row, [candidate_row(frag["key"], frag["project"], c) for c in ev.candidates]
 
@@ -47,8 +51,10 @@ def debug_metadata(frag: dict, ev: Evidence) -> dict:
         "tracking (not searched)": dg.MetadataValue.text(place(frag)),
         "fragment": dg.MetadataValue.md(f"```gdscript\n{frag['text'][:4000]}\n```"),
         "cues (retriever input)": dg.MetadataValue.md(
-            "\n".join(f"- `{c.cue}` ({c.source}{', judge only: not searched' if c.source == 'name' else ''})"
-                      for c in ev.cues) or "(none)"),
+            "\n".join(f"- `{c.cue}` ({c.source}{', judge only: not searched' if c.source in JUDGE_ONLY else ''})"
+                       for c in ev.cues) or "(none)"),
+        "receivers (judge only: from the project context)": dg.MetadataValue.md(
+            "\n".join(f"- `{c.cue}` ({c.source}) -> `{c.receiver}`" for c in ev.cues if c.receiver) or "(none)"),
         "candidates": dg.MetadataValue.md(md_table(
             ["rank", "table", "title", "sparse rank", "dense", "score"],
             [(c.rank, c.table, c.title, c.sparse_rank or "", f"{c.dense_score:.3f}", f"{c.score:.3f}")
@@ -60,7 +66,8 @@ def debug_metadata(frag: dict, ev: Evidence) -> dict:
 
 @dg.asset(
     partitions_def=fragments_partitions,
-    deps=[dg.AssetDep("fragments", partition_mapping=dg.AllPartitionMapping()), dg.AssetKey("corpus_index")],
+    deps=[dg.AssetDep("fragments", partition_mapping=dg.AllPartitionMapping()),
+          dg.AssetDep("project_symbols", partition_mapping=dg.AllPartitionMapping()), dg.AssetKey("corpus_index")],
     backfill_policy=dg.BackfillPolicy.single_run(),
     output_required=False,
     group_name="projects",
@@ -75,6 +82,8 @@ def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig,
     corpus_version = retrieval_index.corpus_version()
     index_input = latest_inputs(context.instance, "corpus_index").get(None, (index.version, None))
     index_input = (index.version, index_input[1])
+    engine = load_surface(str(retrieval_index.corpus_path()))
+    contexts: dict[str, tuple] = {}  # project -> (context, version)
     done = 0
     for start in range(0, len(keys), config.batch_size):
         batch = keys[start:start + config.batch_size]
@@ -84,17 +93,26 @@ def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig,
             raise dg.Failure(f"{len(missing)} fragment partitions have no fragment row (e.g. {sorted(missing)[0]}): "
                              "re-run `fragments` for their project")
         context.log.info("on " + ", ".join(place(f, short=True) for f in frags) + f"; {len(keys) - done - len(frags)} remain after these")
+        for frag in frags:
+            if frag["project"] not in contexts:
+                known = store.project_context_row(frag["project"])
+                contexts[frag["project"]] = (load_context(frag["project"]), known["version"] if known else None)
+            frag["scope"] = Scope.of(contexts[frag["project"]][0], frag["path"], frag["symbol"], engine)
         found = gather_evidence(frags, index, PARAMS, config.request)
         rows, cands = [], []
         for frag, ev in zip(frags, found):
-            row, cand_rows = evidence_rows(frag, ev, corpus_version, index.version, config.request)
+            row, cand_rows = evidence_rows(frag, ev, corpus_version, index.version, config.request,
+                                           contexts[frag["project"]][1])
             rows.append(row)
             cands.extend(cand_rows)
         store.upsert_many([("evidence", store.frame("evidence", rows)),
                            ("candidates", store.frame("candidates", cands))], replace_keys=batch)
-        projects = latest_inputs(context.instance, "fragments", sorted({f["project"] for f in frags}))
+        names = sorted({f["project"] for f in frags})
+        projects = latest_inputs(context.instance, "fragments", names)
+        symbols = latest_inputs(context.instance, "project_symbols", names)
         for frag, ev, row in zip(frags, found, rows):
-            inputs = {"corpus_index": index_input, "fragments": projects.get(frag["project"], ("", None))}
+            inputs = {"corpus_index": index_input, "fragments": projects.get(frag["project"], ("", None)),
+                      "project_symbols": symbols.get(frag["project"], ("", None))}
             yield dg.AssetMaterialization(
                 asset_key=context.asset_key, partition=frag["key"], metadata=debug_metadata(frag, ev),
                 tags=lineage_tags(CODE_VERSION, row["data_version"], inputs))

@@ -19,11 +19,12 @@ _COLUMN = {"table": "corpus_table", "id": "row_id"}
 
 
 def cues_to_json(cues: Sequence[Cue]) -> str:
-    return json.dumps([{"cue": c.cue, "from": c.source} for c in cues], ensure_ascii=False)
+    return json.dumps([{"cue": c.cue, "from": c.source, **({"receiver": c.receiver} if c.receiver else {})}
+                       for c in cues], ensure_ascii=False)
 
 
 def cues_from_json(text: str | None) -> list[Cue]:
-    return [Cue(c["cue"], c["from"]) for c in json.loads(text or "[]")]
+    return [Cue(c["cue"], c["from"], c.get("receiver")) for c in json.loads(text or "[]")]
 
 
 def candidate_row(key: str, project: str, cand: Candidate) -> dict:

@@ -14,30 +14,40 @@ from dataclasses import dataclass
 
 import tree_sitter as ts
 
+from gd_assets.core.project_context import value_type
+from gd_assets.core.receivers import UNKNOWN, Scope
 from gd_assets.core.slicing import gdscript_parser
 
 DEFAULT_REQUEST = (
     "Check whether this project is Godot 3 or Godot 4 and, where needed, find evidence for converting it"
 )
 MAX_SHAPE = 80
+JUDGE_ONLY = ("name", "property", "project_context")  # cue sources the judge reads and the retriever does not
 
 
 @dataclass(frozen=True)
 class Cue:
     cue: str
     source: str  # where in the body it came from: call, call_shape, attribute, extends, syntax, ...
+    receiver: str | None = None  # who owns the name (receivers.py); None when read without project context
 
 
 class _Cues:
-    """An ordered, de-duplicated cue list."""
+    """An ordered, de-duplicated cue list (a name with two receivers is two cues)."""
 
-    def __init__(self) -> None:
-        self.items: dict[str, Cue] = {}
+    def __init__(self, scope: Scope | None = None) -> None:
+        self.items: dict[tuple[str, str | None], Cue] = {}
+        self.texts: set[str] = set()
+        self.scope = scope
 
-    def add(self, cue: str, source: str) -> None:
+    def add(self, cue: str, source: str, receiver: str | None = None) -> None:
         cue = cue.strip()
-        if cue and cue not in self.items:
-            self.items[cue] = Cue(cue, source)
+        if self.scope is None:
+            receiver = None
+        key = (cue, receiver)
+        if cue and key not in self.items and not (receiver is None and cue in self.texts):
+            self.items[key] = Cue(cue, source, receiver)
+            self.texts.add(cue)
 
 
 def request_cues(request: str) -> list[Cue]:
@@ -48,9 +58,11 @@ def request_cues(request: str) -> list[Cue]:
     return []
 
 
-def extract_cues(kind: str, text: str, request: str = DEFAULT_REQUEST, file_kind: str | None = None) -> list[Cue]:
-    """Cues of one fragment body; `kind` is the fragment kind, `file_kind` the file's kind."""
-    cues = _Cues()
+def extract_cues(kind: str, text: str, request: str = DEFAULT_REQUEST, file_kind: str | None = None,
+                 scope: Scope | None = None) -> list[Cue]:
+    """Cues of one fragment body; `kind` is the fragment kind, `file_kind` the file's kind. With a
+    `scope` (the fragment's place in its project) each name carries its receiver."""
+    cues = _Cues(scope)
     if file_kind == "gdscript" or (file_kind is None and kind in _GD_KINDS):
         _gdscript_cues(text, cues)
     elif file_kind in ("project", "config") or kind in ("preamble", "section"):
@@ -59,6 +71,10 @@ def extract_cues(kind: str, text: str, request: str = DEFAULT_REQUEST, file_kind
         _scene_cues(text, cues)
     else:
         _word_cues(text, cues)
+    if scope is not None and file_kind in ("scene", "resource"):
+        version = scope.context.config_versions.get(scope.root)
+        if version:  # the project's format: a Godot 3 scene in a Godot 4 project is loaded as it is
+            cues.add(f"config_version={version}", "project_context", "project")
     for cue in request_cues(request):
         cues.add(cue.cue, cue.source)
     return list(cues.items.values())
@@ -102,6 +118,9 @@ def _call_shape(name: str, arguments: ts.Node | None) -> str:
 
 def _gdscript_cues(text: str, cues: _Cues) -> None:
     root = _parse(text)
+    if cues.scope is not None:
+        declared, assigned = _locals(root)
+        cues.scope = Scope(cues.scope.context, cues.scope.scope, cues.scope.engine, declared, assigned)
     stack = [root]
     while stack:
         node = stack.pop()
@@ -121,7 +140,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
     if kind == "extends_statement":
         for child in node.named_children:
             target = _text(child).strip()
-            cues.add(target.split(".")[-1] if not target.startswith('"') else target, "extends")
+            receiver = cues.scope.resolve(target) if cues.scope is not None else None
+            cues.add(target.split(".")[-1] if not target.startswith('"') else target, "extends", receiver)
     elif kind == "function_definition":
         name = node.child_by_field_name("name")
         if name is not None and _text(name) != "__fragment__":
@@ -131,10 +151,14 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
                 cues.add(_text(child), "syntax")
             elif child.type == "static_keyword":
                 cues.add("static func", "syntax")
+    elif kind == "constructor_definition":
+        if node.child_by_field_name("arguments") is not None or any(c.type == "arguments" for c in node.children):
+            cues.add("_init().(…)", "syntax")
     elif kind == "call":
         name = _text(node.children[0])
-        cues.add(name, "call")
-        cues.add(_call_shape(name, node.child_by_field_name("arguments")), "call_shape")
+        receiver = _call_receiver(name, cues.scope)
+        cues.add(name, "call", receiver)
+        cues.add(_call_shape(name, node.child_by_field_name("arguments")), "call_shape", receiver)
         if name in ("yield", "super", "preload", "load"):
             cues.add(name + "(", "syntax")
         arguments = node.child_by_field_name("arguments")
@@ -144,13 +168,22 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
     elif kind == "attribute":
         _attribute_cues(node, cues)
     elif kind == "base_call":
-        cues.add("." + _text(node.children[0]) + "(", "syntax")
+        if _continues_previous_line(node):  # `a.b(x)\ <newline> .c(y)`: a chained call, not a parent call
+            name = _text(node.children[0])
+            receiver = cues.scope.owner(UNKNOWN, name) if cues.scope is not None else None
+            cues.add("." + name, "call", receiver)
+            cues.add(_call_shape(name, node.child_by_field_name("arguments")), "call_shape", receiver)
+        else:
+            cues.add("." + _text(node.children[0]) + "(", "syntax")
     elif kind == "get_node":
         path = _text(node)
-        cues.add(path, "node_path")
-        cues.add(re.split(r"[/.]", path.lstrip("$%").strip('"'))[-1], "node_path")
-    elif kind in ("string_name", "node_path"):
-        cues.add("&\"\"" if kind == "string_name" else "^\"\"", "syntax")
+        receiver = cues.scope.node_owner_type(path) if cues.scope is not None else None
+        cues.add(path, "node_path", receiver)
+        cues.add(re.split(r"[/.]", path.lstrip("$%").strip('"'))[-1], "node_path", receiver)
+    elif kind == "string_name":
+        cues.add("&\"\"", "syntax")
+    elif kind == "node_path":  # `^"A/B"` is GDScript 2's NodePath literal, `@"A/B"` GDScript 1's
+        cues.add("@\"\"" if _text(node).startswith("@") else "^\"\"", "syntax")
     elif kind == "annotation":
         ident = node.named_children[0] if node.named_children else None
         if ident is not None:
@@ -181,10 +214,19 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         _type_cues(node, cues)
     elif kind == "identifier" and node.parent is not None and node.parent.type not in ("attribute_call",):
         name = _text(node)
+        scope = cues.scope
         if re.fullmatch(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*", name) or re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+", name):
-            cues.add(name, "identifier")
-        elif _is_bare_name(node):
-            cues.add(name, "name")
+            receiver = None
+            parent = node.parent
+            if scope is not None and parent is not None and parent.type == "attribute" and parent.children[0] != node:
+                receiver = _chain_receivers(parent, scope).get(node.id, UNKNOWN)  # `VoxelTool.MODE_ADD`
+            elif scope is not None and "_" in name:  # a constant: the script's chain, then the globals
+                receiver = scope.implicit_owner(name)
+            elif scope is not None:
+                receiver = scope.class_type(name) or scope.owner(UNKNOWN, name)
+            cues.add(name, "identifier", receiver)
+        elif _is_bare_name(node) and not (scope is not None and name in scope.locals):
+            cues.add(name, "name", scope.implicit_owner(name) if scope is not None else None)
     elif kind == "comment" and "TODOConverter" in _text(node):
         cues.add("TODOConverter", "converter_leftover")
 
@@ -199,6 +241,8 @@ def _is_bare_name(node: ts.Node) -> bool:
     parent = node.parent
     if parent is None or parent.type in _NOT_BARE_PARENTS:
         return False
+    if parent.type == "pair" and parent.children[0] == node:  # a Lua-style dictionary key `{position = 1}`
+        return False
     name = _text(node)
     return len(name) > 3 and name[:1].islower() and name not in ("self", "true", "false", "null")
 
@@ -207,7 +251,66 @@ def _type_cues(node: ts.Node, cues: _Cues) -> None:
     for ident in (c for c in _walk(node) if c.type == "identifier"):
         name = _text(ident)
         if name[:1].isupper():
-            cues.add(name, "type")
+            receiver = (cues.scope.class_type(name) or UNKNOWN) if cues.scope is not None else None
+            cues.add(name, "type", receiver)
+
+
+def _call_receiver(name: str, scope: Scope | None) -> str | None:
+    """A bare call: a constructor (`Timer()`, `PoolStringArray()`) or a method of the script's chain."""
+    if scope is None:
+        return None
+    if name[:1].isupper():
+        return scope.class_type(name) or UNKNOWN
+    return scope.implicit_owner(name)
+
+
+def _continues_previous_line(node: ts.Node) -> bool:
+    """Whether the code line before `node` (comments and blank lines skipped) ends with `\\`."""
+    source = node.parent
+    while source is not None and source.parent is not None:
+        source = source.parent
+    if source is None:
+        return False
+    lines = source.text.decode("utf-8", "replace").split("\n")[: node.start_point.row]
+    for line in reversed(lines):
+        code = line.strip()
+        if not code or code.startswith("#"):
+            continue
+        return code.endswith("\\")
+    return False
+
+
+def _locals(root: ts.Node) -> tuple[dict[str, str | None], dict[str, str]]:
+    """Names a fragment declares (variables, parameters, loop variables) with their obvious types,
+    and the obvious types of other names it assigns (`_thread = Thread.new()`)."""
+    found: dict[str, str | None] = {}
+    assigned: dict[str, str] = {}
+    for node in _walk(root):
+        if node.type == "variable_statement" and node.parent is not None and node.parent.type == "body":
+            name = node.child_by_field_name("name")
+            if name is None:
+                continue
+            type_node = next((c for c in node.named_children if c.type == "type"), None)
+            value = node.child_by_field_name("value") or next(
+                (c for c in reversed(node.named_children) if c.type not in ("name", "type", "inferred_type")), None)
+            found[_text(name)] = _text(type_node) if type_node is not None else value_type(value)
+        elif node.type in ("typed_parameter", "typed_default_parameter", "default_parameter"):
+            ident = next((c for c in node.named_children if c.type == "identifier"), None)
+            type_node = next((c for c in node.named_children if c.type == "type"), None)
+            if ident is not None:
+                found[_text(ident)] = _text(type_node) if type_node is not None else None
+        elif node.type == "parameters":
+            for ident in (c for c in node.named_children if c.type == "identifier"):
+                found.setdefault(_text(ident), None)
+        elif node.type == "assignment" and node.named_children and node.named_children[0].type == "identifier":
+            obvious = value_type(node.named_children[-1])  # `_thread = Thread.new()`: typed, not declared
+            if obvious is not None and obvious != "String":
+                assigned.setdefault(_text(node.named_children[0]), obvious)
+        elif node.type == "for_statement":
+            ident = next((c for c in node.named_children if c.type == "identifier"), None)
+            if ident is not None:
+                found.setdefault(_text(ident), None)
+    return found, {k: v for k, v in assigned.items() if k not in found}
 
 
 def _walk(node: ts.Node):
@@ -219,14 +322,16 @@ def _walk(node: ts.Node):
 def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
     """`Input.is_action_pressed`, `Vector2.ZERO`, `position.clamp`: each base with its next member."""
     parts: list[tuple[str, ts.Node]] = []
+    receivers = _chain_receivers(node, cues.scope) if cues.scope is not None else {}
     for child in node.children:
-        if child.type == ".":
+        if child.type in (".", "line_continuation", "comment"):
             continue
         if child.type == "attribute_call":
             name = _text(child.children[0])
             parts.append((name, child))
-            cues.add("." + name, "call")
-            cues.add(_call_shape(name, child.child_by_field_name("arguments")), "call_shape")
+            receiver = receivers.get(child.id)
+            cues.add("." + name, "call", receiver)
+            cues.add(_call_shape(name, child.child_by_field_name("arguments")), "call_shape", receiver)
             if name == "connect":
                 args = child.child_by_field_name("arguments")
                 first = args.named_children[0] if args is not None and args.named_children else None
@@ -244,9 +349,47 @@ def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
             parts.append((_text(child.children[0]), child))
         else:
             parts.append(("", child))
-    for (base, _), (member, _) in itertools.pairwise(parts):
+    for (base, _), (member, member_node) in itertools.pairwise(parts):
         if base and member:
-            cues.add(f"{base}.{member}", "attribute")
+            cues.add(f"{base}.{member}", "attribute", receivers.get(member_node.id))
+    if cues.scope is not None:  # property reads and writes (not a signal's `.connect`/`.emit`): judge only
+        for (member, member_node), (after, _) in itertools.pairwise(parts + [("", None)]):
+            if member_node is not parts[0][1] and member_node.type == "identifier" and \
+                    after not in ("connect", "disconnect", "emit", "is_connected"):
+                cues.add("." + member, "property", receivers.get(member_node.id))
+
+
+def _chain_receivers(node: ts.Node, scope: Scope) -> dict[int, str]:
+    """Node id of each member of an attribute chain -> the receiver owning it, left to right."""
+    out: dict[int, str] = {}
+    type_ = None
+    for child in node.children:
+        if child.type in (".", "line_continuation", "comment"):
+            continue
+        if type_ is None:  # the base
+            if child.type == "identifier":
+                type_ = scope.identifier_type(_text(child))
+            elif child.type == "get_node":
+                type_ = scope.node_owner_type(_text(child))
+            elif child.type == "call":
+                name = _text(child.children[0])
+                obvious = value_type(child)
+                if obvious is not None:
+                    type_ = scope.resolve(obvious)
+                elif name[:1].islower():
+                    type_ = scope.member_type(scope.self_type(), name)
+                else:
+                    type_ = UNKNOWN
+            else:
+                type_ = UNKNOWN
+            continue
+        name = _text(child.children[0]) if child.type in ("attribute_call", "attribute_subscript") else _text(child)
+        out[child.id] = type_ if name == "new" and type_ != UNKNOWN else scope.owner(type_, name)
+        if name == "new" or child.type == "attribute_subscript":
+            type_ = type_ if name == "new" else UNKNOWN
+        else:
+            type_ = scope.member_type(type_, name)
+    return out
 
 
 # --- project.godot / .cfg, scenes and resources, other text ----------------------------------------
@@ -332,10 +475,10 @@ def _word_cues(text: str, cues: _Cues) -> None:
 
 def dense_text(text: str, cues: list[Cue], limit: int = 1500) -> str:
     """What the dense search embeds: the main symbols, then the body (cut to `limit` characters)."""
-    main = [c.cue for c in cues if c.source not in ("request", "call_shape", "name")][:20]
+    main = list(dict.fromkeys(c.cue for c in cues if c.source not in JUDGE_ONLY + ("request", "call_shape")))[:20]
     return (" ".join(main) + "\n" + text)[:limit]
 
 
 def sparse_terms(cues: list[Cue]) -> list[str]:
     """What the sparse search matches: every cue but bare names (call shapes and request words included)."""
-    return [c.cue for c in cues if c.source != "name"]
+    return list(dict.fromkeys(c.cue for c in cues if c.source not in JUDGE_ONLY))

@@ -18,10 +18,12 @@ class Evidence:
 
 
 def fragment_queries(fragments: Sequence[dict], request: str) -> list[tuple[list[Cue], Query]]:
-    """Cues and the retriever query of each fragment; only the body goes in, never the path."""
+    """Cues and the retriever query of each fragment; only the body goes in, never the path. A
+    fragment's `scope` (its place in the project, receivers.py), when given, resolves receivers."""
     out = []
     for frag in fragments:
-        cues = extract_cues(frag["kind"], frag["text"], request, file_kind=frag.get("file_kind"))
+        cues = extract_cues(frag["kind"], frag["text"], request, file_kind=frag.get("file_kind"),
+                            scope=frag.get("scope"))
         out.append((cues, Query(sparse_terms=sparse_terms(cues), dense_text=dense_text(frag["text"], cues))))
     return out
 

@@ -24,11 +24,53 @@ class Surface:
     members: dict[tuple[str, str], dict[str, set[str]]] = field(default_factory=dict)
     # (version, method name) -> list of (min args, max args) over classes
     arity: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=lambda: defaultdict(list))
+    class_arity: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)  # (v, class, method)
     class_renames: dict[str, str] = field(default_factory=dict)
     renames: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))  # category -> old -> new
     class_members: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
     annotations4: set[str] = field(default_factory=set)
+    parents: dict[tuple[str, str], str] = field(default_factory=dict)        # (version, class) -> parent
+    types: dict[tuple[str, str, str], str] = field(default_factory=dict)     # (version, class, member) -> type
+    ambiguous_renames: dict[str, str] = field(default_factory=dict)  # member renames the converter leaves off
+    kinds: dict[tuple[str, str, str], set[str]] = field(default_factory=lambda: defaultdict(set))  # (v, class, member)
     version: str = ""
+
+    def ancestors(self, version: str, cls: str) -> list[str]:
+        """`cls` and the classes it inherits from, nearest first."""
+        out = []
+        while cls and cls not in out:
+            out.append(cls)
+            cls = self.parents.get((version, cls), "")
+        return out
+
+    def owner_of(self, version: str, cls: str, name: str, kinds: tuple[str, ...] | None = None) -> str | None:
+        """The class in `cls`'s ancestry that documents member `name` in `version` (as one of `kinds`,
+        when given: a property read is not a signal of the same name), if any."""
+        return next((c for c in self.ancestors(version, cls) if name in self.class_members.get((version, c), ())
+                     and (kinds is None or self.kinds.get((version, c, name), set()) & set(kinds))), None)
+
+    def in_descendant(self, version: str, cls: str, name: str) -> bool:
+        """Whether some class deriving from `cls` documents member `name` in `version`."""
+        return any(name in self.class_members.get((version, c), ()) and cls in self.ancestors(version, c)[1:]
+                   for c in self.members_index(version, name))
+
+    def members_index(self, version: str, name: str) -> set[str]:
+        return set().union(*(self.members.get((version, k), {}).get(name, set())
+                             for k in ("method", "property", "signal", "constant", "enum")))
+
+    # EngineTypes (receivers.py): either version's reference, Godot 3's first.
+    def is_class(self, name: str) -> bool:
+        return name in self.classes["3"] or name in self.classes["4"]
+
+    def parent_class(self, name: str) -> str | None:
+        return self.parents.get(("3", name)) or self.parents.get(("4", name))
+
+    def member_type(self, cls: str, name: str) -> str | None:
+        for version in ("3", "4"):
+            owner = self.owner_of(version, cls, name)
+            if owner is not None:
+                return self.types.get((version, owner, name))
+        return None
 
     def has_class(self, version: str, name: str) -> bool:
         return name in self.classes[version]
@@ -59,6 +101,17 @@ class Surface:
 
 
 _PARAMS = re.compile(r"\((.*)\)")
+_INHERITS = re.compile(r"\binherits\s+(\w+)")
+_METHOD_RETURN = re.compile(r"^(\w+)\s+\w+\(")
+_PROPERTY_TYPE = re.compile(r"^var\s+\w+\s*:\s*(\w+)")
+
+
+def _member_type(kind: str, signature: str | None) -> str | None:
+    """`SceneTree get_tree() const` -> SceneTree; `var name: String` -> String (class-like types only)."""
+    match = (_METHOD_RETURN if kind == "method" else _PROPERTY_TYPE if kind == "property" else None)
+    found = match.match(signature or "") if match is not None else None
+    name = found.group(1) if found else None
+    return name if name and name[:1].isupper() else None
 _ACCESSORS = re.compile(r"\b((?:set|get|is)_\w+)")
 
 
@@ -112,23 +165,35 @@ def load_surface(corpus_db: str, version: str = "") -> Surface:
         maps = con.execute(
             "SELECT category, old_name, new_name FROM api_mapping WHERE source = 'rename_map' AND NOT ambiguous"
         ).fetchall()
+        ambiguous = con.execute(
+            "SELECT old_name, new_name FROM api_mapping WHERE source = 'rename_map' AND ambiguous "
+            "AND old_name IS NOT NULL AND new_name IS NOT NULL").fetchall()
     for ver, cls, kind, name, signature in rows:
         if kind == "class":
             surface.classes[ver].add(cls)
+            inherits = _INHERITS.search(signature or "")
+            if inherits:
+                surface.parents[(ver, cls)] = inherits.group(1)
         elif kind == "annotation":
             surface.annotations4.add(name)
         elif name:
             members[(ver, kind)][name].add(cls)
             surface.class_members[(ver, cls)].add(name)
+            surface.kinds[(ver, cls, name)].add(kind)
             if kind == "property":  # setters and getters are callable methods in both versions
                 for accessor in _ACCESSORS.findall(signature or ""):
                     members[(ver, "method")][accessor].add(cls)
                     surface.class_members[(ver, cls)].add(accessor)
+            returned = _member_type(kind, signature)
+            if returned:
+                surface.types[(ver, cls, name)] = returned
             if kind == "method":
                 fit = _arity(signature)
                 if fit is not None:
                     surface.arity[(ver, name)].append(fit)
+                    surface.class_arity[(ver, cls, name)] = fit
     surface.members = {k: dict(v) for k, v in members.items()}
+    surface.ambiguous_renames = dict(ambiguous)
     for category, old, new in maps:
         surface.renames[category][old] = new
         if category == "class":

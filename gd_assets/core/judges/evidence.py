@@ -21,7 +21,7 @@ from gd_assets.core.corpus.surface import Surface, load_surface, split_args
 from gd_assets.core.judges import JudgeIdentity, register
 from gd_assets.core.judges.base import JudgeInput, Judgement
 
-RULES_VERSION = "evidence-rules-1"
+RULES_VERSION = "evidence-rules-2"  # 2: receivers and project context
 
 # GDScript 1 (Godot 3) syntax that Godot 4 rejects, and GDScript 2 syntax Godot 3 rejects.
 GD3_SYNTAX = {
@@ -39,6 +39,8 @@ GD3_SYNTAX = {
     "puppetsync": "`puppetsync` RPC keyword (Godot 4: `@rpc`)",
     "sync": "`sync` RPC keyword (Godot 4: `@rpc(\"call_local\")`)",
     "slave": "`slave` RPC keyword (Godot 4: `@rpc`)",
+    '@""': "NodePath literal `@\"...\"` (Godot 4: `^\"...\"`)",
+    "_init().(…)": "`func _init(...).(...)` passes arguments to the parent constructor (Godot 4: `super(...)`)",
 }
 GD4_SYNTAX = {
     "await": "`await`",
@@ -51,6 +53,9 @@ GD4_SYNTAX = {
 }
 MIGRATION_TABLES = ("api_mapping", "label_prototypes")
 WEAK = 0.6  # a Godot 3 name with no Godot 4 successor: could be the project's own class
+SIGNAL_ONLY = 0.45  # may tell the version, never a migration need (a Godot 3 scene file in a Godot 4 project)
+HINT = 0.3  # said in the rationale only (a generic name on a receiver nothing resolves)
+MIGRATION = 0.5  # the least strength of a Godot 3 marker that makes a migration need
 
 
 @dataclass
@@ -97,16 +102,21 @@ class EvidenceJudge:
 
     def judge_one(self, item: JudgeInput) -> Judgement:
         markers = self.markers(item)
+        hints = [m for m in markers if m.strength < SIGNAL_ONLY]
+        markers = [m for m in markers if m.strength >= SIGNAL_ONLY]
         gd3 = [m for m in markers if m.side == "3"]
         gd4 = [m for m in markers if m.side == "4"]
         related = _related(item, markers)
         if not gd3 and not gd4:
-            return Judgement(item.key, "neutral", False, 0.6, "No version-specific syntax or API in this fragment; "
-                             "it reads the same in Godot 3 and Godot 4.", related=related)
+            why = "No version-specific syntax or API in this fragment; it reads the same in Godot 3 and Godot 4."
+            if hints:
+                why += " Weak hints only: " + "; ".join(m.reason for m in hints[:3]) + "."
+            return Judgement(item.key, "neutral", False, 0.6, why, related=related)
         s3 = max((m.strength for m in gd3), default=0.0)
         s4 = max((m.strength for m in gd4), default=0.0)
         signal = "godot3" if s3 >= s4 and gd3 else "godot4"
-        migration = bool(gd3)
+        migration = any(m.strength >= MIGRATION for m in gd3)
+        gd3 = [m for m in gd3 if m.strength >= MIGRATION] if migration else gd3
         evidence = _supporting(item, gd3) if migration else []
         confidence = round(min(0.99, 0.5 + 0.5 * max(s3, s4) - (0.2 if gd3 and gd4 else 0.0)), 2)
         return Judgement(item.key, signal, migration, confidence, _rationale(gd3, gd4, item, evidence),
@@ -122,8 +132,12 @@ class EvidenceJudge:
                 found[key] = marker
         markers = list(found.values())
         if any(m.side == "4" and m.strength >= 0.9 for m in markers):
-            # A name Godot 4 removed, in code written in GDScript 2, is most likely the project's own class.
+            # A name Godot 4 removed, in code written in GDScript 2, is most likely the project's own class;
+            # an engine member with no successor there is most likely one Godot 4 keeps for compatibility.
             markers = [m for m in markers if not (m.side == "3" and m.strength <= WEAK)]
+            markers = [Marker(m.side, m.name, m.reason + " (in GDScript 2 code)", HINT)
+                       if m.side == "3" and m.strength == 0.85 and m.reason.endswith("(gone from Godot 4)") else m
+                       for m in markers]
         return markers
 
     def _gdscript_markers(self, item: JudgeInput) -> list[Marker]:
@@ -131,6 +145,9 @@ class EvidenceJudge:
         defined = {c.cue for c in item.cues if c.source == "function"} | set(item.file_functions)
         for cue in item.cues:
             text, source = cue.cue, cue.source
+            if cue.receiver is not None and source != "syntax":
+                out.extend(self._received_markers(cue, defined))
+                continue
             if source == "converter_leftover" and text == "TODOConverter":
                 out.append(Marker("3", "TODOConverter", "a converter TODO left for a manual fix", 0.6))
             if source in ("syntax",) and text in GD3_SYNTAX:
@@ -156,6 +173,112 @@ class EvidenceJudge:
             elif source == "call_shape":
                 out.extend(self._shape_markers(text, defined))
         return out
+
+    # -- with project context: each name read on its receiver ------------------------------------------
+
+    def _received_markers(self, cue, defined: set[str]) -> list[Marker]:
+        """A cue whose receiver is known: the project's names are never evidence; an engine class's
+        members are looked up through its ancestors in both references; an unknown receiver gives
+        strong evidence only for a distinctive name."""
+        text, source, receiver = cue.cue, cue.source, cue.receiver
+        if receiver.startswith(("project", "other:")):
+            return []  # the project's own name, or a module's class neither reference documents
+        engine = receiver if receiver != "?" else None
+        if source in ("extends", "type", "identifier") and text[:1].isupper():
+            return self._name_markers(text, source)
+        if source == "node_path":
+            if text[:1] in "$%\"":
+                return []
+            if engine == text or not engine:  # named after its class (the editor's default): ports rename both
+                return self._name_markers(text, source)
+            return self._node_type_markers(text, engine)
+        if source == "call" and text[:1].isupper():
+            return self._name_markers(text, "type")  # a constructor: `PoolStringArray([])`
+        if source == "call_shape":
+            return self._shape_markers(text, defined, receiver)
+        if source == "attribute":
+            return []  # decided by its `call` or `property` cue
+        member = text.lstrip(".").rsplit(".", 1)[-1] if source in ("call", "property") else text
+        if engine is not None:
+            kinds = ("property", "constant", "enum") if source in ("property", "name") else None
+            found = self._member_markers(engine, member, kinds)
+            if found is not None:
+                return found
+            if source == "call" and not text.startswith("."):
+                return self._global_call_markers(text)
+            if source == "identifier":
+                return self._name_markers(text, source)
+            return []
+        # An unknown receiver: a renamed name is still telling; a generic one is only a hint.
+        found = []
+        if source == "call" and not text.startswith("."):
+            found = self._global_call_markers(text) or self._method_markers(text, implicit=True)
+        elif source == "call":
+            found = self._method_markers(member)
+        elif source in ("name", "property"):
+            found = self._bare_name_markers(member) or self._unknown_member_markers(member)
+        elif source == "identifier":
+            found = self._name_markers(text, source)
+        return [m if self._distinctive(member) else Marker(m.side, m.name, m.reason + " (receiver unknown)", HINT)
+                for m in found]
+
+    def _distinctive(self, name: str) -> bool:
+        s = self.surface
+        renamed = any(name in s.renames.get(c, {}) for c in ("function", "property", "signal", "enum"))
+        return renamed or "_" in name.strip("_")
+
+    def _unknown_member_markers(self, name: str) -> list[Marker]:
+        """`e.scancode`: a member only one reference documents, on a receiver nothing resolves."""
+        s = self.surface
+        if s.any_member("3", name) and not s.any_member("4", name):
+            new = s.renames.get("property", {}).get(name) or s.renames.get("function", {}).get(name)
+            if new:
+                return [Marker("3", name, f"`{name}` exists only in Godot 3 (Godot 4: `{new}`)", 0.8)]
+        return []
+
+    def _versions_of(self, cls: str) -> tuple[str | None, str | None]:
+        """The class's Godot 3 and Godot 4 names (a renamed class has two)."""
+        s = self.surface
+        c3 = cls if s.has_class("3", cls) else next((old for old, new in s.class_renames.items() if new == cls), None)
+        c4 = cls if s.has_class("4", cls) else s.class_renames.get(cls)
+        return (c3 if c3 and s.has_class("3", c3) else None), (c4 if c4 and s.has_class("4", c4) else None)
+
+    def _member_markers(self, cls: str, member: str, kinds: tuple[str, ...] | None = None) -> list[Marker] | None:
+        """`member` on engine class `cls`, looked up through the ancestors in each version (as a property
+        when `kinds` says so); None when neither reference documents it there (not that class's name)."""
+        s = self.surface
+        c3, c4 = self._versions_of(cls)
+        o3 = s.owner_of("3", c3, member, kinds) if c3 else None
+        o4 = s.owner_of("4", c4, member, kinds) if c4 else None
+        if o3 is None and o4 is None:
+            return None
+        if o3 and c4 and not o4:
+            new = s.renames.get("property", {}).get(member) or s.renames.get("function", {}).get(member) or \
+                s.ambiguous_renames.get(member)
+            hint = f" (Godot 4: `{new}`)" if new else " (gone from Godot 4)"
+            reason = f"`{o3}.{member}` exists only in Godot 3{hint}"
+            if cls != c3:  # the receiver is named the Godot 4 way: a member kept for compatibility, or a slip
+                return [Marker("3", member, reason + f", on a `{cls}` (a Godot 4 class)", HINT)]
+            if s.in_descendant("4", c4, member):  # `get_viewport().size`: the object is often a subclass
+                return [Marker("3", member, reason + f" (Godot 4 subclasses of `{c4}` have it)", HINT)]
+            return [Marker("3", member, reason, 0.9 if new else 0.85)]
+        if o4 and c3 and not o3:
+            reason = f"`{o4}.{member}` exists only in Godot 4"
+            if cls != c4 or s.in_descendant("3", c3, member):
+                return [Marker("4", member, reason + f" (on a `{cls}`)", HINT)]
+            return [Marker("4", member, reason, 0.85)]
+        return []
+
+    def _node_type_markers(self, node: str, type_: str) -> list[Marker]:
+        """A node whose scene type is a class only Godot 3 has (`$AnimatedSprite` is an AnimatedSprite)."""
+        s = self.surface
+        if s.has_class("3", type_) and not s.has_class("4", type_):
+            new = s.class_renames.get(type_)
+            hint = f" (Godot 4: `{new}`)" if new else " (removed in Godot 4)"
+            # The scene says the version; the script runs once the scene is converted: not a migration of this code.
+            return [Marker("3", type_, f"node `{node}` is a `{type_}` in the project's scenes, a class only Godot 3 "
+                                       f"has{hint}", SIGNAL_ONLY)]
+        return []
 
     def _name_markers(self, name: str, source: str) -> list[Marker]:
         s = self.surface
@@ -237,15 +360,17 @@ class EvidenceJudge:
             return [Marker("3", name, f"property `{name}` exists only in Godot 3 (Godot 4: `{renamed}`)", 0.8)]
         return []
 
-    def _shape_markers(self, shape: str, defined: set[str]) -> list[Marker]:
+    def _shape_markers(self, shape: str, defined: set[str], receiver: str | None = None) -> list[Marker]:
         s = self.surface
         match = re.fullmatch(r"(\w+)\((.*)\)", shape)
         if match is None:
             return []
         name, args = match.groups()
-        if name in defined:
+        if name in defined or (receiver or "").startswith(("project", "other:")):
             return []
         count = 0 if not args.strip() else len(split_args(args))
+        if name in ("disconnect", "is_connected") and count >= 3 and args.strip() != "…":
+            return [Marker("3", name, f"`{name}(signal, target, method)` (Godot 4: `signal.{name}(callable)`)", 0.9)]
         if name in ("connect", "disconnect", "is_connected") and count >= 3 and args.strip().startswith('"'):
             third = split_args(args)[2].strip()
             if third.startswith('"'):
@@ -256,6 +381,8 @@ class EvidenceJudge:
             return [Marker("3", name, f'`{name}(self, "method")` passes a method by name (Godot 4: a Callable)', 0.85)]
         if args.strip() == "…":
             return []
+        if receiver and receiver != "?":
+            return self._class_shape_markers(receiver, name, shape, count)
         fit3, fit4 = s.arity_fits("3", name, count), s.arity_fits("4", name, count)
         if fit3 and fit4 is False and s.member_classes("3", "method", name) and name in _SHAPE_WATCHED:
             return [Marker("3", name, f"`{shape}`: Godot 4's `{name}` takes another number of arguments", 0.85)]
@@ -263,16 +390,40 @@ class EvidenceJudge:
             return [Marker("4", name, f"`{shape}`: the Godot 4 call shape of `{name}`", 0.75)]
         return []
 
+    def _class_shape_markers(self, cls: str, name: str, shape: str, count: int) -> list[Marker]:
+        """A call on an engine receiver whose argument count fits that class's method in one version only."""
+        s = self.surface
+        c3, c4 = self._versions_of(cls)
+        o3 = s.owner_of("3", c3, name, ("method",)) if c3 else None
+        o4 = s.owner_of("4", c4, name, ("method",)) if c4 else None
+        if not (o3 and o4):
+            return []
+        lo3, hi3 = s.class_arity.get(("3", o3, name), (0, 99))
+        lo4, hi4 = s.class_arity.get(("4", o4, name), (0, 99))
+        fit3, fit4 = lo3 <= count <= hi3, lo4 <= count <= hi4
+        if fit3 and not fit4:
+            return [Marker("3", name, f"`{shape}`: Godot 4's `{o4}.{name}` takes {_count(lo4, hi4)}", 0.85)]
+        if fit4 and not fit3:
+            return [Marker("4", name, f"`{shape}`: the Godot 4 call shape of `{o4}.{name}`", 0.75)]
+        return []
+
     def _scene_markers(self, item: JudgeInput) -> list[Marker]:
         out = []
+        # Godot 4 loads a Godot 3 text-format file as it is and re-saves it in its own format: in a
+        # Godot 4 project the old format alone is no migration need, only a hint.
+        godot4_project = any(c.source == "project_context" and c.cue == "config_version=5" for c in item.cues)
+        old_format, in_project = (HINT, " in a Godot 4 project, which loads it as it is") if godot4_project else \
+            (None, "")
         for cue in item.cues:
             text = cue.cue
             if text == "format=2" or text == "format=1":
-                out.append(Marker("3", "format", f"scene/resource `{text}` (Godot 3 text format)", 0.95))
+                out.append(Marker("3", "format", f"scene/resource `{text}` (Godot 3 text format){in_project}",
+                                  old_format or 0.95))
             elif text == "format=3" or text == "format=4":
                 out.append(Marker("4", "format", f"scene/resource `{text}` (Godot 4 text format)", 0.95))
             elif text == "ExtResource( … )":
-                out.append(Marker("3", "ExtResource", "`ExtResource( 1 )` integer id (Godot 3 scene syntax)", 0.8))
+                out.append(Marker("3", "ExtResource", f"`ExtResource( 1 )` integer id (Godot 3 scene syntax){in_project}",
+                                  old_format or 0.8))
             elif cue.source in ("node_type", "resource_type", "value_type"):
                 out.extend(m for m in self._name_markers(text, "type"))
         return out
@@ -299,6 +450,10 @@ _SHAPE_WATCHED = {
 # Godot 3 APIs that took (object, "method") where Godot 4 takes a Callable.
 _CALLBACK_PAIRS = {"start", "funcref", "interpolate_callback", "interpolate_deferred_callback", "follow_method",
                    "targeting_method", "interpolate_method"}
+
+
+def _count(lo: int, hi: int) -> str:
+    return f"{lo} argument{'s' if lo != 1 else ''}" if lo == hi else f"{lo} to {hi} arguments"
 
 
 def _project_markers(item: JudgeInput) -> list[Marker]:

@@ -1,0 +1,246 @@
+"""Score judges on real Godot 3 -> 4 ports outside godot-demo-projects, as the development set is scored.
+
+For each port (a git mirror with a Godot 3 ref and a Godot 4 ref) the truth is built here: .gd files
+are paired by path (else by path or file name ignoring case, `_` and `-`), cut into units as
+../shared/devset/README.md says and compared token by token (`unchanged` when equal, `changed` when
+not, `missing_in_gd4` not scored). Fragments go to the unit holding their first code line. The Godot 3
+side is judged in its project's context; every fragment of the Godot 4 side counts for false flags.
+Run: python eval/ports.py [--port NAME:GITDIR:GD3_REF:GD4_REF ...] [--verbose] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from devset import TOPLEVEL, Unit, flagged, gd_items, list_errors, print_table, reasons, score
+from judging import EvidenceSource, Item, attach_scopes, load_judge, run_judge
+from trees import cache_root
+
+DEFAULT_PORTS = ["tps-demo:/work/.mirror/godotengine+tps-demo/repo:3.x:f41444c"]
+PATTERNS = ("*.gd", "*.tscn", "*.godot")
+_TOKEN = re.compile(r'''
+    (?P<skip>[ \t\r\n\f]+|\\\n|\#[^\n]*)
+  | (?P<tok>"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'
+  | 0[xX][0-9A-Fa-f_]+|0[bB][01_]+|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?
+  | [A-Za-z_]\w*
+  | \*\*=|<<=|>>=|->|:=|==|!=|<=|>=|&&|\|\||\+=|-=|\*=|/=|%=|&=|\|=|\^=|\*\*|<<|>>|\.\.
+  | \S)''', re.VERBOSE)
+_FUNC = re.compile(r"(?:static\s+)?func\s+([A-Za-z_]\w*)")
+
+
+def tokens(text: str) -> list[str]:
+    """Tokens as the devset README reads them: strings whole, comments and whitespace dropped."""
+    return [m.group("tok") for m in _TOKEN.finditer(text) if m.group("tok") is not None]
+
+
+def unit_of_lines(text: str) -> list[str]:
+    """The unit of each line: a column-0 `func NAME` / `static func NAME` runs up to the next column-0
+    line that is not a comment or a closing bracket (the `) -> T:` of a multi-line signature); the rest
+    of the file is `<toplevel>`. A second definition of a name is kept apart as `NAME<dup>`."""
+    names, seen, current = [], set(), TOPLEVEL
+    for line in text.split("\n"):
+        if line[:1].strip() and line[0] not in "#)]}":
+            match = _FUNC.match(line)
+            current = match.group(1) if match else TOPLEVEL
+            if match:
+                current = current + "<dup>" if current in seen else current
+                seen.add(current)
+        names.append(current)
+    return names
+
+
+def cut_units(text: str) -> dict[str, str]:
+    """Unit name -> its text (the lines of unit_of_lines)."""
+    units: dict[str, list[str]] = defaultdict(list)
+    for name, line in zip(unit_of_lines(text), text.split("\n")):
+        units[name].append(line)
+    return {name: "\n".join(lines) for name, lines in units.items()}
+
+
+def units_of_file(label: str, path: str, text: str, items: list[Item]) -> dict[str, Unit]:
+    """Units of one file with their fragments, each fragment given to the unit of its first code line
+    (by line, not by name: the slicer names inner-class methods and split bodies its own way)."""
+    lines, names = text.split("\n"), unit_of_lines(text)
+    units = {name: Unit(label, path, name, "") for name in dict.fromkeys(names)}
+    for item in items:
+        span = range(max(item.start_line, 1) - 1, min(item.end_line, len(lines)))
+        code = [n for n in span if lines[n].strip() and not lines[n].lstrip().startswith("#")]
+        units[names[code[0] if code else span.start]].items.append(item)
+    return units
+
+
+def _read(path: Path) -> str:
+    return path.read_bytes().decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+
+
+# ------------------------------------------------------------------------------------------ trees
+
+
+def _git(gitdir: str, *args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "--git-dir", gitdir, *args], capture_output=True, check=True, **kw)
+
+
+def extract(name: str, gitdir: str, ref: str) -> tuple[Path, str]:
+    """The .gd, .tscn and project.godot files of `ref`, cached by commit; returns (folder, commit)."""
+    commit = _git(gitdir, "rev-parse", "--verify", f"{ref}^{{commit}}", text=True).stdout.strip()
+    root = cache_root() / "ports" / name / commit[:12]
+    marker = root.parent / f"{commit[:12]}.complete"
+    if not marker.exists():
+        root.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "--git-dir", gitdir, "archive", commit, "--", *PATTERNS],
+                                 capture_output=True)
+        if archive.returncode:  # a pattern matched nothing, or a blob is absent: go file by file
+            listing = _git(gitdir, "ls-tree", "-r", "--name-only", "-z", commit, text=True).stdout
+            for path in filter(None, listing.split("\0")):
+                if path.endswith((".gd", ".tscn", ".godot")):
+                    blob = subprocess.run(["git", "--git-dir", gitdir, "show", f"{commit}:{path}"],
+                                          capture_output=True)
+                    if blob.returncode == 0:
+                        (root / path).parent.mkdir(parents=True, exist_ok=True)
+                        (root / path).write_bytes(blob.stdout)
+        else:
+            subprocess.run(["tar", "x", "-C", str(root)], input=archive.stdout, check=True)
+        marker.write_text(commit + "\n")
+    return root, commit
+
+
+def config_version(root: Path) -> str:
+    """config_version of the tree's project.godot files (4 = Godot 3, 5 = Godot 4)."""
+    found = {m.group(1) for p in root.rglob("project.godot")
+             for m in [re.search(r"^config_version=(\d+)", _read(p), re.M)] if m}
+    return ",".join(sorted(found)) or "?"
+
+
+def _plain(path: str) -> str:
+    """`src/Player_Body.gd` and `src/playerbody.gd` read the same: lower case, no `_`, `-` or space."""
+    return re.sub(r"[_\- ]", "", path.lower())
+
+
+def pair_files(gd3: list[str], gd4: list[str]) -> dict[str, str | None]:
+    """Godot 3 path -> Godot 4 path: the same path, else the same path or file name (unique) read plainly."""
+    free = [p for p in gd4 if p not in set(gd3)]
+    by_path = {_plain(p): p for p in free}
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for p in free:
+        by_name[_plain(p.rsplit("/", 1)[-1])].append(p)
+    out: dict[str, str | None] = {}
+    for p in gd3:
+        names = by_name.get(_plain(p.rsplit("/", 1)[-1]), [])
+        out[p] = p if p in gd4 else by_path.get(_plain(p)) or (names[0] if len(names) == 1 else None)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ one port
+
+
+def load_port(spec: str, home: str | None) -> dict:
+    """Truth units, Godot 4 units and all items of one port `NAME:GITDIR:GD3_REF:GD4_REF`."""
+    name, gitdir, ref3, ref4 = spec.split(":")
+    root3, commit3 = extract(name, gitdir, ref3)
+    root4, commit4 = extract(name, gitdir, ref4)
+    by_file3 = gd_items(root3, f"{name}/gd3")
+    by_file4 = gd_items(root4, f"{name}/gd4")
+    items3 = [i for items in by_file3.values() for i in items]
+    items4 = [i for items in by_file4.values() for i in items]
+    attach_scopes(root3, items3, home)
+    attach_scopes(root4, items4, home)
+    pairs = pair_files(list(by_file3), list(by_file4))
+    truth, counts = [], defaultdict(int)
+    for path3, path4 in pairs.items():
+        counts["files paired by path" if path3 == path4 else "files renamed" if path4 else "files gone"] += 1
+        units4 = {n: tokens(t) for n, t in cut_units(_read(root4 / path4)).items()} if path4 else {}
+        text3 = _read(root3 / path3)
+        texts3 = cut_units(text3)
+        for fn, unit in units_of_file(name, path3, text3, by_file3[path3]).items():
+            ours = tokens(texts3[fn])
+            unit.status = "missing_in_gd4" if fn not in units4 else "unchanged" if ours == units4[fn] else "changed"
+            if unit.items:
+                counts[unit.status] += 1
+                truth.append(unit)
+            else:  # comments only, or code the slicer left out: not scored
+                counts["units without fragments"] += 1
+    gd4_units = [u for path, items in by_file4.items()
+                 for u in units_of_file(f"{name}(gd4)", path, _read(root4 / path), items).values() if u.items]
+    return {"name": name, "refs": {"gd3": [ref3, commit3, config_version(root3)],
+                                   "gd4": [ref4, commit4, config_version(root4)]},
+            "counts": dict(counts), "truth": truth, "gd4_units": gd4_units, "gd4_items": items4,
+            "items": items3 + items4}
+
+
+def false_flag_reasons(units: list[Unit], judgements: dict, top: int = 10) -> list[tuple[str, int, str]]:
+    """The most frequent findings of flagged fragments in `units`, each with one example."""
+    counts: dict[str, int] = defaultdict(int)
+    example: dict[str, str] = {}
+    for unit in units:
+        for item in unit.items:
+            if judgements[item.key].migration_needed:
+                for part in reasons(judgements[item.key].rationale):
+                    counts[part] += 1
+                    example.setdefault(part, f"{unit.label} L{item.start_line}")
+    return [(r, n, example[r]) for r, n in sorted(counts.items(), key=lambda kv: -kv[1])[:top]]
+
+
+# ------------------------------------------------------------------------------------------ main
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--home", default=os.environ.get("GD_ASSETS_HOME"),
+                        help="GD_ASSETS_HOME with corpora.duckdb (default $GD_ASSETS_HOME)")
+    parser.add_argument("--port", action="append", metavar="NAME:GITDIR:GD3_REF:GD4_REF",
+                        help=f"a port to score (repeatable; default {DEFAULT_PORTS[0]})")
+    parser.add_argument("--verbose", action="store_true", help="list the evidence judge's misses and false flags")
+    parser.add_argument("--max-lines", type=int, default=12, help="lines of text shown per fragment")
+    parser.add_argument("--json", default=None, metavar="PATH", help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+    if args.home:
+        os.environ["GD_ASSETS_HOME"] = args.home
+
+    ports = [load_port(spec, args.home) for spec in args.port or DEFAULT_PORTS]
+    items = [i for port in ports for i in port["items"]]
+    evidence = EvidenceSource(args.home, cache_root(), retrieval=False)
+    runs = [("baseline", "baseline", False), ("evidence (names)", "evidence", False), ("evidence", "evidence", True)]
+    judgements_by = {}
+    for label, judge_name, in_context in runs:
+        started = time.monotonic()
+        judgements_by[label] = run_judge(load_judge(judge_name, home=args.home), items, evidence, context=in_context)
+        print(f"{label}: {time.monotonic() - started:.1f}s", file=sys.stderr)
+
+    groups = [(p["name"], p["truth"], p["gd4_units"], p["gd4_items"]) for p in ports]
+    if len(ports) > 1:
+        groups.append(("pooled", *([x for p in ports for x in p[k]] for k in ("truth", "gd4_units", "gd4_items"))))
+    out = {"ports": {p["name"]: {"refs": p["refs"], "counts": p["counts"]} for p in ports}, "scores": {}}
+    for port in ports:
+        refs = "; ".join(f"{side} {ref} {commit[:10]} config_version={cv}" for side, (ref, commit, cv)
+                         in port["refs"].items())
+        print(f"\n{port['name']}: {refs}\n  " + ", ".join(f"{k} {v}" for k, v in sorted(port["counts"].items())))
+    for name, truth, gd4_units, gd4_items in groups:
+        results = {label: score(truth, gd4_units, gd4_items, j) for label, j in judgements_by.items()}
+        scored = sum(u.status in ("changed", "unchanged") for u in truth)
+        print(f"\n== {name}: {scored} scored units; Godot 4: {len(gd4_units)} functions, {len(gd4_items)} fragments")
+        print_table(results)
+        out["scores"][name] = results
+    truth, gd4_units = groups[-1][1], groups[-1][2]
+    j = judgements_by["evidence"]
+    false_unchanged = [u for u in truth if u.status == "unchanged" and flagged(u, j)]
+    for title, units in (("unchanged", false_unchanged), ("Godot 4 code", gd4_units)):
+        print(f"\nevidence: most frequent reasons of false flags on {title}")
+        for reason, count, example in false_flag_reasons(units, j):
+            print(f"  {count:4}  {reason}\n        e.g. {example}")
+    if args.verbose:
+        list_errors("evidence", truth, gd4_units, j, args.max_lines)
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

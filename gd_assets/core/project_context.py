@@ -1,0 +1,449 @@
+"""What a project defines, so its own names are never read as the engine's.
+
+Built from the whole project without running anything: each script's `class_name`, `extends`,
+functions, variables (with declared or obvious types), constants, enums, signals and inner classes
+(tree-sitter); autoload singletons (`project.godot`); and, for every script attached to a scene
+node, what `$Path`, `get_node("Path")` and `%Unique` reach from that node (the `.tscn` files).
+A folder can hold several Godot projects: names resolve within the project (the folder of the
+nearest `project.godot`) a file belongs to.
+
+The context travels as flat rows (the `project_symbols` table) and is rebuilt from them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import tree_sitter as ts
+
+from gd_assets.core.slicing import gdscript_parser
+
+# Row kinds: per script (scope = script path, or `path::Inner` for an inner class) ...
+SCRIPT_KINDS = ("class_name", "extends", "func", "var", "const", "signal", "enum", "class")
+# ... per project root (scope = the folder of project.godot): autoloads and the config version;
+# per script attached to a node (scope = script path): `node` rows, name = path from that node.
+
+
+@dataclass
+class Script:
+    """One script or inner class: what it declares, and what it extends."""
+
+    scope: str                         # "a/b.gd" or "a/b.gd::Inner"
+    root: str                          # its project root folder ("" at the top)
+    class_name: str | None = None
+    extends: str | None = None         # engine class, class_name, or a res:// path (quoted)
+    members: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name -> (kind, type expression)
+    nodes: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)  # node path -> (type, script)
+
+
+@dataclass
+class ProjectContext:
+    scripts: dict[str, Script] = field(default_factory=dict)
+    autoloads: dict[tuple[str, str], str] = field(default_factory=dict)   # (root, name) -> res path
+    config_versions: dict[str, str] = field(default_factory=dict)         # root -> config_version
+    class_names: dict[tuple[str, str], str] = field(default_factory=dict)  # (root, class_name) -> scope
+    names: dict[str, set[str]] = field(default_factory=dict)               # root -> every name the project defines
+
+    # -- lookups ---------------------------------------------------------------------------------
+
+    def root_of(self, path: str) -> str:
+        best = None
+        for root in self.config_versions:
+            if root == "" or path.startswith(root + "/"):
+                if best is None or len(root) > len(best):
+                    best = root
+        return best if best is not None else ""
+
+    def engine_version(self, path: str) -> str | None:
+        """"3" or "4" from the `config_version` of the project the file belongs to, when known."""
+        version = self.config_versions.get(self.root_of(path))
+        if version in ("3", "4"):
+            return "3"
+        if version == "5":
+            return "4"
+        return None
+
+    def defines(self, root: str, name: str) -> bool:
+        return name in self.names.get(root, ())
+
+    def script_at(self, root: str, res_path: str) -> Script | None:
+        return self.scripts.get(res_file(root, "", res_path))
+
+    def class_scope(self, root: str, name: str) -> str | None:
+        return self.class_names.get((root, name))
+
+    def autoload(self, root: str, name: str) -> str | None:
+        return self.autoloads.get((root, name))
+
+    # -- rows --------------------------------------------------------------------------------------
+
+    def rows(self) -> list[dict]:
+        out = []
+        for root, version in self.config_versions.items():
+            out.append(_row(root, "config_version", "config_version", version, None))
+        for (root, name), target in self.autoloads.items():
+            out.append(_row(root, "autoload", name, target, None))
+        for script in self.scripts.values():
+            out.append(_row(script.scope, "script", script.root, None, None))
+            if script.class_name:
+                out.append(_row(script.scope, "class_name", script.class_name, None, None))
+            if script.extends:
+                out.append(_row(script.scope, "extends", script.extends, None, None))
+            for name, (kind, type_) in script.members.items():
+                out.append(_row(script.scope, kind, name, type_, None))
+            for path, (type_, attached) in script.nodes.items():
+                out.append(_row(script.scope, "node", path, type_, attached))
+        return out
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Mapping]) -> ProjectContext:
+        ctx = cls()
+        rows = list(rows)
+        for row in rows:
+            if row["kind"] == "config_version":
+                ctx.config_versions[row["scope"]] = row["type"]
+            elif row["kind"] == "autoload":
+                ctx.autoloads[(row["scope"], row["name"])] = row["type"]
+            elif row["kind"] == "script":
+                ctx.scripts[row["scope"]] = Script(row["scope"], row["name"])
+        for row in rows:
+            script = ctx.scripts.get(row["scope"])
+            if script is None:
+                continue
+            kind = row["kind"]
+            if kind == "class_name":
+                script.class_name = row["name"]
+            elif kind == "extends":
+                script.extends = row["name"]
+            elif kind == "node":
+                script.nodes[row["name"]] = (row["type"], row["detail"])
+            elif kind in SCRIPT_KINDS:
+                script.members[row["name"]] = (kind, row["type"])
+        ctx._index()
+        return ctx
+
+    def version(self) -> str:
+        """Changes whenever anything a fragment's reading depends on changes."""
+        payload = sorted((r["scope"], r["kind"], r["name"], r["type"] or "", r["detail"] or "") for r in self.rows())
+        return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:16]
+
+    def counts(self) -> dict[str, int]:
+        rows = self.rows()
+        out: dict[str, int] = {}
+        for row in rows:
+            out[row["kind"]] = out.get(row["kind"], 0) + 1
+        return dict(sorted(out.items()))
+
+    def _index(self) -> None:
+        self.class_names = {}
+        self.names = {}
+        for script in self.scripts.values():
+            names = self.names.setdefault(script.root, set())
+            if script.class_name:
+                self.class_names.setdefault((script.root, script.class_name), script.scope)
+                names.add(script.class_name)
+            names.update(script.members)
+        for (root, name) in self.autoloads:
+            self.names.setdefault(root, set()).add(name)
+
+
+def _row(scope: str, kind: str, name: str, type_: str | None, detail: str | None) -> dict:
+    return {"scope": scope, "kind": kind, "name": name, "type": type_, "detail": detail}
+
+
+def res_file(root: str, base_dir: str, ref: str) -> str:
+    """A `res://` (or script-relative) reference as a path of the ingested tree."""
+    ref = ref.strip().strip("\"'")
+    if ref.startswith("res://"):
+        rel = ref[len("res://"):]
+        return posixpath.normpath(posixpath.join(root, rel)) if root else posixpath.normpath(rel)
+    return posixpath.normpath(posixpath.join(base_dir, ref))
+
+
+# --- building ---------------------------------------------------------------------------------------
+
+
+def build_context(files: Iterable[Mapping]) -> ProjectContext:
+    """The context of a project from its included files (`path`, `kind`, `text`)."""
+    files = [f for f in files if f.get("text") is not None]
+    ctx = ProjectContext()
+    for f in files:
+        if posixpath.basename(f["path"]) == "project.godot":
+            root = posixpath.dirname(f["path"])
+            version, autoloads = _read_project_godot(f["text"])
+            ctx.config_versions[root] = version or ""
+            for name, target in autoloads.items():
+                ctx.autoloads[(root, name)] = res_file(root, "", target)
+    for f in files:
+        if f["kind"] == "gdscript":
+            root = ctx.root_of(f["path"])
+            for script in _read_script(f["path"], root, f["text"]):
+                ctx.scripts[script.scope] = script
+    scenes = {f["path"]: _read_scene(f["path"], ctx.root_of(f["path"]), f["text"])
+              for f in files if f["kind"] == "scene" or f["path"].endswith(".tscn")}
+    _attach_nodes(ctx, scenes)
+    for key, target in ctx.autoloads.items():  # an autoloaded scene is its root node: its script
+        if target in scenes:
+            ctx.autoloads[key] = _scene_root(scenes, target)[1] or target
+    ctx._index()
+    return ctx
+
+
+_SECTION = re.compile(r"^\[([^\]]+)\]\s*$")
+_KEY = re.compile(r"^([A-Za-z_][\w/.\-]*)\s*=\s*(.*)$")
+
+
+def _read_project_godot(text: str) -> tuple[str | None, dict[str, str]]:
+    version, autoloads, section = None, {}, ""
+    for line in text.split("\n"):
+        head = _SECTION.match(line.strip())
+        if head:
+            section = head.group(1)
+            continue
+        match = _KEY.match(line.strip())
+        if not match:
+            continue
+        key, value = match.groups()
+        if section == "" and key == "config_version":
+            version = value.strip()
+        elif section == "autoload":
+            autoloads[key] = value.strip().strip('"').lstrip("*")
+    return version, autoloads
+
+
+def _text(node: ts.Node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+_LITERAL_TYPES = {"dictionary": "Dictionary", "array": "Array", "string": "String"}
+
+
+def value_type(node: ts.Node | None) -> str | None:
+    """The obvious type of a value: `T.new()` -> T, `$Path` -> node:Path, `preload("x.gd").new()` ->
+    script:x.gd, `preload("x.tscn").instance()` -> scene:x.tscn; None when not obvious."""
+    if node is None:
+        return None
+    if node.type in _LITERAL_TYPES:
+        return _LITERAL_TYPES[node.type]
+    if node.type == "binary_operator" and node.child_count == 3 and node.children[1].type == "as":
+        return _text(node.children[2]).strip() or None  # `get_node(p) as Player`
+    if node.type == "get_node":
+        return "node:" + node_path(_text(node))
+    if node.type == "call":
+        name = _text(node.children[0])
+        args = node.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        if name == "get_node" and first is not None and first.type == "string":
+            return "node:" + _text(first).strip("\"'")
+        if name in ("preload", "load") and first is not None and first.type == "string" and \
+                _text(first).strip("\"'").endswith((".tscn", ".scn")):
+            return "PackedScene"
+        if name[:1].isupper() and name not in ("Vector2", "Vector3", "Color", "Rect2"):
+            return name
+        return None
+    if node.type == "attribute":
+        parts = [c for c in node.children if c.type not in (".", "line_continuation")]
+        if len(parts) == 2 and parts[1].type == "attribute_call":
+            method = _text(parts[1].children[0])
+            base = parts[0]
+            if base.type == "identifier" and method == "new":
+                return _text(base)
+            if base.type == "call" and _text(base.children[0]) in ("preload", "load"):
+                args = base.child_by_field_name("arguments")
+                first = args.named_children[0] if args is not None and args.named_children else None
+                if first is not None and first.type == "string":
+                    target = _text(first).strip("\"'")
+                    if method == "new" and target.endswith(".gd"):
+                        return "script:" + target
+                    if method in ("instance", "instantiate") and target.endswith((".tscn", ".scn")):
+                        return "scene:" + target
+    return None
+
+
+def node_path(text: str) -> str:
+    """`$A/B`, `$"A/B"`, `%U` -> `A/B`, `A/B`, `%U`."""
+    text = text.strip()
+    if text.startswith("$"):
+        text = text[1:]
+    return text.strip("\"'")
+
+
+def _read_script(path: str, root: str, text: str) -> list[Script]:
+    tree = gdscript_parser().parse(text.encode("utf-8"))
+    top = Script(path, root)
+    out = [top]
+    _read_body(tree.root_node.children, top, path, root, out)
+    return out
+
+
+def _read_body(children: list[ts.Node], script: Script, path: str, root: str, out: list[Script]) -> None:
+    for node in children:
+        kind = node.type
+        if kind == "class_name_statement":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                script.class_name = _text(name)
+            ext = next((c for c in node.named_children if c.type == "extends_statement"), None)
+            if ext is not None:
+                script.extends = _extends_target(ext)
+        elif kind == "extends_statement":
+            script.extends = _extends_target(node)
+        elif kind in ("function_definition", "constructor_definition"):
+            name = node.child_by_field_name("name")
+            ret = node.child_by_field_name("return_type") or next(
+                (c for c in node.named_children if c.type == "type"), None)
+            script.members[_text(name) if name is not None else "_init"] = ("func", _text(ret) if ret else None)
+        elif kind in ("variable_statement", "onready_variable_statement", "export_variable_statement"):
+            name = node.child_by_field_name("name")
+            if name is None:
+                continue
+            type_node = next((c for c in node.named_children if c.type == "type"), None)
+            if type_node is None and kind == "export_variable_statement":  # `export(PackedScene) var x`
+                hint = node.child_by_field_name("arguments") or next(
+                    (c for c in node.named_children if c.type == "arguments"), None)
+                first = hint.named_children[0] if hint is not None and hint.named_children else None
+                type_node = first if first is not None and first.type == "identifier" and \
+                    _text(first)[:1].isupper() else None
+            value = node.child_by_field_name("value") or _last_value(node)
+            script.members[_text(name)] = ("var", _text(type_node) if type_node is not None else value_type(value))
+        elif kind == "const_statement":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                script.members[_text(name)] = ("const", value_type(node.child_by_field_name("value")))
+        elif kind == "signal_statement":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                script.members[_text(name)] = ("signal", None)
+        elif kind == "enum_definition":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                script.members[_text(name)] = ("enum", None)
+            for enumerator in (c for c in _descendants(node) if c.type == "enumerator"):
+                if enumerator.named_children:
+                    script.members.setdefault(_text(enumerator.named_children[0]), ("const", None))
+        elif kind == "class_definition":
+            name = node.child_by_field_name("name")
+            if name is None:
+                continue
+            inner = Script(f"{path}::{_text(name)}", root)
+            ext = next((c for c in node.named_children if c.type == "extends_statement"), None)
+            inner.extends = _extends_target(ext) if ext is not None else None
+            script.members[_text(name)] = ("class", None)
+            out.append(inner)
+            body = node.child_by_field_name("body") or next(
+                (c for c in node.named_children if c.type == "class_body"), None)
+            if body is not None:
+                _read_body(body.children, inner, path, root, out)
+
+
+def _last_value(node: ts.Node) -> ts.Node | None:
+    named = [c for c in node.named_children if c.type not in ("name", "type", "inferred_type", "annotations",
+                                                               "setget", "arguments")]
+    return named[-1] if named else None
+
+
+def _descendants(node: ts.Node):
+    for child in node.children:
+        yield child
+        yield from _descendants(child)
+
+
+def _extends_target(node: ts.Node) -> str | None:
+    target = _text(node).strip()
+    target = re.sub(r"^extends\s+", "", target).strip()
+    return target or None
+
+
+# --- scenes -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Node:
+    path: str                          # "." for the root, "A/B" below it
+    type: str | None
+    script: str | None                 # tree path of the attached script
+    instance: str | None               # tree path of the instanced scene
+    unique: bool = False
+
+
+_HEADER = re.compile(r"^\[(\w+)\s*(.*)\]\s*$")
+_ATTR = re.compile(r'(\w+)\s*=\s*("(?:[^"\\]|\\.)*"|\w+\(\s*[^)]*\)|[^\s\]]+)')
+_RESOURCE_REF = re.compile(r'ExtResource\(\s*"?([^")\s]+)"?\s*\)')
+
+
+def _read_scene(path: str, root: str, text: str) -> list[_Node]:
+    resources: dict[str, str] = {}
+    nodes: list[_Node] = []
+    current: _Node | None = None
+    for line in text.split("\n"):
+        head = _HEADER.match(line.strip())
+        if head:
+            tag, attrs = head.group(1), dict((k, v.strip('"')) for k, v in _ATTR.findall(head.group(2)))
+            current = None
+            if tag == "ext_resource" and "id" in attrs and "path" in attrs:
+                resources[attrs["id"]] = res_file(root, posixpath.dirname(path), attrs["path"])
+            elif tag == "node" and "name" in attrs:
+                parent = attrs.get("parent")
+                name = attrs["name"]
+                node_path_ = "." if parent is None else (name if parent == "." else f"{parent}/{name}")
+                instance = _RESOURCE_REF.search(attrs.get("instance", ""))
+                current = _Node(node_path_, attrs.get("type"), None,
+                                resources.get(instance.group(1)) if instance else None)
+                nodes.append(current)
+            continue
+        if current is None:
+            continue
+        match = _KEY.match(line.strip())
+        if not match:
+            continue
+        key, value = match.groups()
+        ref = _RESOURCE_REF.search(value)
+        if key == "script" and ref:
+            current.script = resources.get(ref.group(1))
+        elif key == "unique_name_in_owner" and value.strip() == "true":
+            current.unique = True
+    return nodes
+
+
+def _scene_root(scenes: dict[str, list[_Node]], scene: str, seen: frozenset = frozenset()) -> tuple[str | None, str | None]:
+    """(type, script) of a scene's root node, following instanced and inherited scenes."""
+    nodes = scenes.get(scene) or []
+    root = next((n for n in nodes if n.path == "."), None)
+    if root is None or scene in seen:
+        return None, None
+    type_, script = root.type, root.script
+    if root.instance and (type_ is None or script is None):
+        base_type, base_script = _scene_root(scenes, root.instance, seen | {scene})
+        type_, script = type_ or base_type, script or base_script
+    return type_, script
+
+
+def _attach_nodes(ctx: ProjectContext, scenes: dict[str, list[_Node]]) -> None:
+    for nodes in scenes.values():
+        resolved = {}
+        for node in nodes:
+            type_, script = node.type, node.script
+            if node.instance:
+                base_type, base_script = _scene_root(scenes, node.instance)
+                type_, script = type_ or base_type, script or base_script
+            resolved[node.path] = (type_, script)
+        for node in nodes:
+            attached = resolved[node.path][1]
+            owner = ctx.scripts.get(attached) if attached else None
+            if owner is None:
+                continue
+            prefix = "" if node.path == "." else node.path + "/"
+            owner.nodes.setdefault(".", resolved[node.path])
+            for other in nodes:
+                if other is node:
+                    continue
+                if prefix == "" or other.path.startswith(prefix):
+                    rel = other.path if prefix == "" else other.path[len(prefix):]
+                    owner.nodes.setdefault(rel, resolved[other.path])
+                if other.unique:
+                    owner.nodes.setdefault("%" + other.path.rsplit("/", 1)[-1], resolved[other.path])

@@ -1,0 +1,174 @@
+"""Each fragment read in its project: the project's own names are never the engine's, and every call
+has a receiver (shown by `show --json` under `cues[].receiver`). Fixture projects written here,
+analysed through Dagster with the real corpus."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from gd_assets import orchestrate, store, views
+from gd_assets.core.corpus.surface import load_surface
+from gd_assets.core.cues import extract_cues
+from gd_assets.core.project_context import ProjectContext, build_context
+from gd_assets.core.receivers import Scope
+
+pytestmark = pytest.mark.slow
+
+GODOT4_PROJECT = {
+    "project.godot": 'config_version=5\n\n[application]\nconfig/name="Modern"\n\n[autoload]\n'
+                     'Navigation="*res://autoload/navigation.gd"\n',
+    "autoload/navigation.gd": "extends Node\n\nfunc get_simple_path(from, to):\n\treturn [from, to]\n",
+    "logger.gd": "class_name Logger\nextends RefCounted\n\nfunc debug(message: String) -> void:\n\tprint(message)\n",
+    "framework.gd": "class_name Framework\nextends RefCounted\n\nfunc get_object(name):\n\treturn self\n\n"
+                    "func set_target(target):\n\treturn self\n\nfunc change_scene(path):\n\tpass\n\n"
+                    "func start(target, method):\n\tpass\n\nfunc empty():\n\treturn true\n",
+    "main.gd": "extends Node\n\n"
+               "func _ready():\n"
+               "\tvar framework = Framework.new()\n"
+               "\tframework.get_object(\"player\")\\\n\t\t.set_target(self)\n"
+               "\tframework.change_scene(\"res://level.tscn\")\n"
+               "\tframework.start(self, \"_on_started\")\n"
+               "\tLogger.new().debug(\"ready\")\n"
+               "\tNavigation.get_simple_path(Vector2.ZERO, Vector2.ONE)\n"
+               "\tif framework.empty():\n\t\tpass\n\n"
+               "func _on_quit():\n"
+               "\tget_tree().change_scene(\"res://menu.tscn\")\n\n"
+               "func _wait():\n"
+               "\tawait get_tree().process_frame\n",
+    # never re-saved since Godot 3: Godot 4 loads it as it is
+    "level.tscn": '[gd_scene load_steps=2 format=2]\n\n'
+                  '[ext_resource path="res://main.gd" type="Script" id=1]\n\n'
+                  '[node name="Level" type="Node2D"]\nscript = ExtResource( 1 )\n',
+}
+
+GODOT3_PROJECT = {
+    "project.godot": 'config_version=4\n\n[application]\nconfig/name="Classic"\n',
+    "player.gd": "extends KinematicBody2D\n\n"
+                 "func _physics_process(delta):\n"
+                 "\t$AnimatedSprite.play(\"run\")\n"
+                 "\tmove_and_collide(Vector2.ZERO)\n",
+    "player.tscn": '[gd_scene load_steps=2 format=2]\n\n'
+                   '[ext_resource path="res://player.gd" type="Script" id=1]\n\n'
+                   '[node name="Player" type="KinematicBody2D"]\nscript = ExtResource( 1 )\n\n'
+                   '[node name="AnimatedSprite" type="AnimatedSprite" parent="."]\n',
+}
+
+
+def write_project(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def context_of(files: dict[str, str]) -> ProjectContext:
+    kinds = {".gd": "gdscript", ".tscn": "scene", ".godot": "project"}
+    return build_context([{"path": p, "kind": kinds[Path(p).suffix], "text": t} for p, t in files.items()])
+
+
+def test_context_survives_its_rows():
+    ctx = context_of(GODOT3_PROJECT)
+    again = ProjectContext.from_rows(ctx.rows())
+    assert again.version() == ctx.version()
+    assert again.scripts["player.gd"].nodes["AnimatedSprite"] == ("AnimatedSprite", None)
+    assert again.engine_version("player.gd") == "3"
+
+
+def test_receivers_resolve_project_and_engine_names(corpus_home):
+    engine = load_surface(str(corpus_home / "corpora.duckdb"))
+    ctx = context_of(GODOT4_PROJECT)
+    assert ctx.autoload("", "Navigation") == "autoload/navigation.gd"
+    body = GODOT4_PROJECT["main.gd"].split("\n\n")[1]  # _ready
+    cues = extract_cues("function", body, file_kind="gdscript", scope=Scope.of(ctx, "main.gd", "_ready", engine))
+    receivers = {(c.cue, c.source): c.receiver for c in cues}
+    assert receivers[(".get_object", "call")] == "project:framework.gd"
+    assert receivers[(".change_scene", "call")] == "project:framework.gd"
+    assert receivers[(".debug", "call")] == "project:logger.gd"
+    assert receivers[("Navigation", "identifier")] == "project:autoload/navigation.gd"
+    # `\`-continued chain: a method of the chain, never a Godot 3 parent call `.set_target(`
+    assert (".set_target(", "syntax") not in receivers
+    quit_ = extract_cues("function", "func _on_quit():\n\tget_tree().change_scene(\"res://menu.tscn\")\n",
+                         file_kind="gdscript", scope=Scope.of(ctx, "main.gd", "_on_quit", engine))
+    assert {c.receiver for c in quit_ if c.cue == ".change_scene"} == {"SceneTree"}
+    assert {c.receiver for c in quit_ if c.cue == "get_tree"} == {"Node"}
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("DAGSTER_HOME", None)
+    return subprocess.run([sys.executable, "-m", "gd_assets.cli", *args], capture_output=True, text=True, env=env,
+                          cwd=REPO, timeout=900, check=False)
+
+
+def show(project: str, key: str) -> dict:
+    result = run_cli("show", project, key, "--json")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout)
+
+
+def test_project_names_are_never_engine_evidence(analysis_home, tmp_path):
+    project = orchestrate.analyze(str(write_project(tmp_path / "modern", GODOT4_PROJECT)), "modern")
+    judged = {r["key"]: r for r in store.query("SELECT * FROM judgements WHERE project = ?", [project]).to_dicts()}
+
+    ready = judged["modern/main.gd::_ready"]
+    assert (ready["signal"], ready["migration_needed"]) != ("godot3", True), ready["rationale"]
+    assert ready["signal"] != "godot4", ready["rationale"]  # get_object() is the framework's, not Godot 4's
+    for name in ("get_object", "change_scene", "debug", "Logger", "empty", "Navigation", "start"):
+        assert name not in ready["rationale"], ready["rationale"]
+
+    quit_ = judged["modern/main.gd::_on_quit"]
+    assert (quit_["signal"], quit_["migration_needed"]) == ("godot3", True)
+    assert "SceneTree.change_scene" in quit_["rationale"]
+
+    scene = [r for k, r in judged.items() if k.startswith("modern/level.tscn")]
+    assert scene and not any(r["migration_needed"] or r["signal"] == "godot3" for r in scene)
+    assert any("loads it as it is" in r["rationale"] for r in scene)
+    assert store.query("SELECT verdict FROM verdicts WHERE project = ?", [project])["verdict"][0] == "godot4"
+
+    doc = show(project, "modern/main.gd::_ready")
+    receivers = {(c["cue"], c["from"]): c["receiver"] for c in doc["cues"]}
+    assert receivers[(".get_object", "call")] == "project:framework.gd"
+    assert receivers[("start(self, \"_on_started\")", "call_shape")] == "project:framework.gd"
+    assert receivers[("Logger", "identifier")] == "project:logger.gd"
+    assert receivers[("Navigation", "identifier")] == "project:autoload/navigation.gd"
+
+    counts = json.loads(store.project_context_row(project)["counts"])
+    assert counts["autoload"] == 1 and counts["class_name"] == 2
+    assert views.status_document(project)["symbols"] == counts
+
+
+def test_scene_types_reach_the_script(analysis_home, tmp_path):
+    project = orchestrate.analyze(str(write_project(tmp_path / "classic", GODOT3_PROJECT)), "classic")
+    doc = show(project, "classic/player.gd::_physics_process")
+    receivers = {(c["cue"], c["from"]): c["receiver"] for c in doc["cues"]}
+    assert receivers[("$AnimatedSprite", "node_path")] == "AnimatedSprite"
+    assert receivers[(".play", "call")] == "AnimatedSprite"
+    assert receivers[("move_and_collide", "call")] == "KinematicBody2D"
+    judgement = doc["judgement"]
+    assert (judgement["signal"], judgement["migration_needed"]) == ("godot3", True)
+    assert "AnimatedSprite" in judgement["rationale"]
+    # move_and_collide lives on in Godot 4's PhysicsBody2D: only the class was renamed
+    assert "move_and_collide" not in judgement["rationale"]
+
+
+def test_a_changed_script_makes_the_projects_evidence_stale(analysis_home, tmp_path):
+    root = write_project(tmp_path / "classic", GODOT3_PROJECT)
+    project = orchestrate.analyze(str(root), "classic")
+    from gd_assets.freshness import current_evidence_inputs, stale_evidence
+
+    assert stale_evidence(project, current_evidence_inputs()) == []
+    (root / "player.tscn").write_text(GODOT3_PROJECT["player.tscn"].replace('type="AnimatedSprite"', 'type="Sprite"'))
+    orchestrate.ingest_and_slice(str(root), project)
+    stale = stale_evidence(project, current_evidence_inputs())
+    assert "classic/player.gd::_physics_process" in stale  # the scene changed what `$AnimatedSprite` is
+    orchestrate.analyze(str(root), project)
+    doc = show(project, "classic/player.gd::_physics_process")
+    assert {c["receiver"] for c in doc["cues"] if c["cue"] == "$AnimatedSprite"} == {"Sprite"}
