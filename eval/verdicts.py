@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from judging import EvidenceSource, Item, items_of_file, load_judge, run_judge
+from judging import EvidenceSource, Item, attach_scopes, items_of_file, load_judge, run_judge
 from trees import DEFAULT_MIRROR, cache_root, extract, project_folders
 
 from gd_assets.core.ingest import ingest
@@ -43,7 +43,8 @@ def project_verdict(name: str, rows: list[dict]) -> dict:
     return aggregate.roll_up(name, rows)
 
 
-def load_projects(mirror: str, limit: int | None) -> list[Project]:
+def load_projects(mirror: str, limit: int | None, home: str | None = None) -> list[Project]:
+    """Every project of both branches, its fragments read in the project's context."""
     projects = []
     for branch, expected in BRANCHES.items():
         tree = extract(mirror, branch)
@@ -54,6 +55,7 @@ def load_projects(mirror: str, limit: int | None) -> list[Project]:
             items = []
             for file in source.included:
                 items += items_of_file(f"{branch}/{name}", file.path, file.kind, file.text or "")
+            attach_scopes(folder, items, home)
             projects.append(Project(branch, name, expected, items))
     return projects
 
@@ -88,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.home:
         os.environ["GD_ASSETS_HOME"] = args.home
 
-    projects = load_projects(args.mirror, args.limit)
+    projects = load_projects(args.mirror, args.limit, args.home)
     items = [i for p in projects for i in p.items]
     judge = load_judge(args.judge, home=args.home, corpus_dir=args.corpus_dir)
     evidence = None

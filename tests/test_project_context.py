@@ -172,3 +172,51 @@ def test_a_changed_script_makes_the_projects_evidence_stale(analysis_home, tmp_p
     orchestrate.analyze(str(root), project)
     doc = show(project, "classic/player.gd::_physics_process")
     assert {c["receiver"] for c in doc["cues"] if c["cue"] == "$AnimatedSprite"} == {"Sprite"}
+
+
+CLASSIC_UI = {
+    "project.godot": "config_version=4\n",
+    "base.gd": "extends Control\n\nvar speed: float = 2.0\n\nfunc empty():\n\treturn true\n",
+    "ui.gd": 'extends "res://base.gd"\n\n'
+             "onready var check = $Panel/Check\n"
+             "export(PackedScene) var bullet\n"
+             "var tool := VoxelTool.new()\n\n"
+             "class Inner extends Sprite:\n\tfunc f():\n\t\tpass\n\n"
+             "func _init(a).(a):\n\tpass\n",
+    "ui.tscn": '[gd_scene load_steps=2 format=2]\n\n[ext_resource path="res://ui.gd" type="Script" id=1]\n\n'
+               '[node name="UI" type="Control"]\nscript = ExtResource( 1 )\n\n'
+               '[node name="Panel" type="Panel" parent="."]\n\n'
+               '[node name="Check" type="CheckBox" parent="Panel"]\nunique_name_in_owner = true\n',
+}
+
+
+@pytest.mark.parametrize("body, cue, source, receiver", [
+    ("\trect_position = Vector2()\n", "rect_position", "name", "Control"),           # implicit self, via base.gd
+    ("\tif empty():\n\t\tpass\n", "empty", "call", "project:base.gd"),               # inherited project member
+    ("\tcheck.pressed = true\n", ".pressed", "property", "CheckBox"),                # onready var = $Path
+    ("\t%Check.pressed = true\n", ".pressed", "property", "CheckBox"),                # %Unique
+    ("\tbullet.instance()\n", ".instance", "call", "PackedScene"),                   # export(PackedScene) hint
+    ("\tvar img: Image = null\n\timg.lock()\n", ".lock", "call", "Image"),           # typed local
+    ("\tvar n = get_node(\"Panel\") as Panel\n\tn.rect_size = Vector2()\n", ".rect_size", "property", "Panel"),
+    ("\ttool.do_sphere(Vector3(), 1)\n", ".do_sphere", "call", "other:VoxelTool"),   # a module's class
+    ("\tvar speed = 3\n\tspeed += 1\n", "speed", "name", None),                     # a local is no member
+    ("\tget_tree().change_scene(\"x\")\n", ".change_scene", "call", "SceneTree"),   # engine return type
+    ("\tunknown.scancode = 1\n", ".scancode", "property", "?"),
+])
+def test_receiver_of_each_name(corpus_home, body, cue, source, receiver):
+    engine = load_surface(str(corpus_home / "corpora.duckdb"))
+    scope = Scope.of(context_of(CLASSIC_UI), "ui.gd", "g", engine)
+    found = {(c.cue, c.source): c.receiver for c in extract_cues("function", "func g():\n" + body,
+                                                                   file_kind="gdscript", scope=scope)}
+    assert found.get((cue, source)) == receiver, found
+
+
+def test_godot3_only_syntax_in_context():
+    ctx = context_of(CLASSIC_UI)
+    assert ctx.scripts["ui.gd::Inner"].extends == "Sprite"
+    assert ctx.scripts["ui.gd"].members["bullet"] == ("var", "PackedScene")
+    init = extract_cues("function", "func _init(a).(a):\n\tpass\n", file_kind="gdscript",
+                        scope=Scope.of(ctx, "ui.gd", "_init"))
+    assert ("_init().(…)", "syntax") in {(c.cue, c.source) for c in init}
+    path = extract_cues("function", 'func f():\n\tget_node(@"Panel")\n', file_kind="gdscript")
+    assert ('@""', "syntax") in {(c.cue, c.source) for c in path}

@@ -142,3 +142,12 @@ def test_scene_and_project_sections():
 def test_crlf_normalised_text_keeps_editor_line_numbers():
     text = "extends Node\r\n\r\nfunc a():\r\n\tpass\r\n".replace("\r\n", "\n")
     assert [(f.start_line, f.symbol) for f in slice_file("a.gd", "gdscript", text)] == [(1, "extends"), (3, "a")]
+
+
+def test_a_column_0_comment_inside_a_function_does_not_end_it():
+    text = ("func load_menu():\n# disabled for the web export\n\tvar menu = 1\n#\tprint(menu)\n\treturn menu\n\n"
+            "# the next one\nfunc other():\n\tpass\n")
+    frags = slice_file("menu.gd", "gdscript", text)
+    assert [(f.start_line, f.end_line, f.kind, f.symbol) for f in frags] == [
+        (1, 5, "function", "load_menu"), (7, 9, "function", "other")]
+    assert uncovered_lines(text, frags) == ([], [])

@@ -16,13 +16,13 @@ import tree_sitter as ts
 
 from gd_assets.core.project_context import value_type
 from gd_assets.core.receivers import UNKNOWN, Scope
-from gd_assets.core.slicing import gdscript_parser
+from gd_assets.core.slicing import parse_gdscript
 
 DEFAULT_REQUEST = (
     "Check whether this project is Godot 3 or Godot 4 and, where needed, find evidence for converting it"
 )
 MAX_SHAPE = 80
-JUDGE_ONLY = ("name", "property", "project_context")  # cue sources the judge reads and the retriever does not
+JUDGE_ONLY = ("name", "property", "named_member", "project_context")  # cue sources the judge reads and the retriever does not
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def _parse(text: str) -> ts.Node:
     first = next((line for line in text.split("\n") if line.strip()), "")
     if first[:1] in (" ", "\t"):
         text = "func __fragment__():\n" + text
-    return gdscript_parser().parse(text.encode("utf-8")).root_node
+    return parse_gdscript(text).root_node
 
 
 def _text(node: ts.Node) -> str:
@@ -165,6 +165,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         if name == "connect" and arguments is not None and arguments.named_children[:1] and \
                 arguments.named_children[0].type == "string":
             cues.add('connect("signal", …) string', "syntax")
+        if cues.scope is not None:
+            _named_member_cues(name, arguments, cues.scope.self_type(), cues)
     elif kind == "attribute":
         _attribute_cues(node, cues)
     elif kind == "base_call":
@@ -255,6 +257,23 @@ def _type_cues(node: ts.Node, cues: _Cues) -> None:
             cues.add(name, "type", receiver)
 
 
+# Calls whose first string argument names a member of the receiver: a signal or a method.
+_NAMES_A_SIGNAL = ("connect", "disconnect", "is_connected", "emit_signal")
+_NAMES_A_METHOD = ("call", "call_deferred", "callv", "has_method", "rpc", "rpc_unreliable", "rpc_id")
+
+
+def _named_member_cues(name: str, arguments: ts.Node | None, type_: str, cues: _Cues) -> None:
+    """`connect("text_entered", …)`, `call_deferred("change_scene", …)`: the string is a member name
+    of the receiver; the only strings ever read as names (judge only)."""
+    if name not in _NAMES_A_SIGNAL + _NAMES_A_METHOD or arguments is None or not arguments.named_children:
+        return
+    first = arguments.named_children[0]
+    member = _text(first).strip("\"'") if first.type == "string" else ""
+    if re.fullmatch(r"[A-Za-z_]\w*", member):
+        kind = "signal" if name in _NAMES_A_SIGNAL else "method"
+        cues.add(f"{kind}:{member}", "named_member", cues.scope.owner(type_, member))
+
+
 def _call_receiver(name: str, scope: Scope | None) -> str | None:
     """A bare call: a constructor (`Timer()`, `PoolStringArray()`) or a method of the script's chain."""
     if scope is None:
@@ -322,7 +341,8 @@ def _walk(node: ts.Node):
 def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
     """`Input.is_action_pressed`, `Vector2.ZERO`, `position.clamp`: each base with its next member."""
     parts: list[tuple[str, ts.Node]] = []
-    receivers = _chain_receivers(node, cues.scope) if cues.scope is not None else {}
+    read_on: dict[int, str] = {}
+    receivers = _chain_receivers(node, cues.scope, read_on) if cues.scope is not None else {}
     for child in node.children:
         if child.type in (".", "line_continuation", "comment"):
             continue
@@ -332,6 +352,8 @@ def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
             receiver = receivers.get(child.id)
             cues.add("." + name, "call", receiver)
             cues.add(_call_shape(name, child.child_by_field_name("arguments")), "call_shape", receiver)
+            if cues.scope is not None:
+                _named_member_cues(name, child.child_by_field_name("arguments"), read_on.get(child.id, UNKNOWN), cues)
             if name == "connect":
                 args = child.child_by_field_name("arguments")
                 first = args.named_children[0] if args is not None and args.named_children else None
@@ -359,8 +381,9 @@ def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
                 cues.add("." + member, "property", receivers.get(member_node.id))
 
 
-def _chain_receivers(node: ts.Node, scope: Scope) -> dict[int, str]:
-    """Node id of each member of an attribute chain -> the receiver owning it, left to right."""
+def _chain_receivers(node: ts.Node, scope: Scope, before: dict[int, str] | None = None) -> dict[int, str]:
+    """Node id of each member of an attribute chain -> the receiver owning it, left to right
+    (`before`, when given, gets the type each member is read on)."""
     out: dict[int, str] = {}
     type_ = None
     for child in node.children:
@@ -385,6 +408,8 @@ def _chain_receivers(node: ts.Node, scope: Scope) -> dict[int, str]:
             continue
         name = _text(child.children[0]) if child.type in ("attribute_call", "attribute_subscript") else _text(child)
         out[child.id] = type_ if name == "new" and type_ != UNKNOWN else scope.owner(type_, name)
+        if before is not None:
+            before[child.id] = type_
         if name == "new" or child.type == "attribute_subscript":
             type_ = type_ if name == "new" else UNKNOWN
         else:

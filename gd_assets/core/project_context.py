@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import tree_sitter as ts
 
-from gd_assets.core.slicing import gdscript_parser
+from gd_assets.core.slicing import parse_gdscript
 
 # Row kinds: per script (scope = script path, or `path::Inner` for an inner class) ...
 SCRIPT_KINDS = ("class_name", "extends", "func", "var", "const", "signal", "enum", "class")
@@ -274,7 +274,7 @@ def node_path(text: str) -> str:
 
 
 def _read_script(path: str, root: str, text: str) -> list[Script]:
-    tree = gdscript_parser().parse(text.encode("utf-8"))
+    tree = parse_gdscript(text)
     top = Script(path, root)
     out = [top]
     _read_body(tree.root_node.children, top, path, root, out)

@@ -50,6 +50,25 @@ def gdscript_parser() -> ts.Parser:
     return ts.Parser(ts.Language(tsg.language()))
 
 
+def parse_gdscript(text: str) -> ts.Tree:
+    """Parse GDScript as Godot reads it: a comment line's indentation means nothing. The grammar
+    lets a column-0 comment end a function body, so each comment line is given the indentation of
+    the code line after it (rows stay as they are; only comment lines change)."""
+    return gdscript_parser().parse(_comments_aligned(text).encode("utf-8"))
+
+
+def _comments_aligned(text: str) -> str:
+    lines = text.split("\n")
+    indent = ""
+    for i in range(len(lines) - 1, -1, -1):
+        code = lines[i].lstrip(" \t")
+        if code.startswith("#"):
+            lines[i] = indent + code
+        elif code:
+            indent = lines[i][: len(lines[i]) - len(code)]
+    return "\n".join(lines)
+
+
 def slice_file(path: str, kind: str, text: str) -> list[Fragment]:
     """Fragments of one included file, in file order, with text and ordinals filled in."""
     lines = text.split("\n")
@@ -142,7 +161,7 @@ def _units(children: list[ts.Node], prefix: str) -> list[_Unit]:
 
 
 def _slice_gdscript(path: str, text: str, lines: list[str]) -> list[Fragment]:
-    tree = gdscript_parser().parse(text.encode("utf-8"))
+    tree = parse_gdscript(text)
     return _slice_scope(path, list(tree.root_node.children), "", lines)
 
 

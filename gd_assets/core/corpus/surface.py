@@ -25,6 +25,7 @@ class Surface:
     # (version, method name) -> list of (min args, max args) over classes
     arity: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=lambda: defaultdict(list))
     class_arity: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)  # (v, class, method)
+    static: set[tuple[str, str, str]] = field(default_factory=set)  # (version, class, method) of static methods
     class_renames: dict[str, str] = field(default_factory=dict)
     renames: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))  # category -> old -> new
     class_members: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
@@ -192,6 +193,8 @@ def load_surface(corpus_db: str, version: str = "") -> Surface:
                 if fit is not None:
                     surface.arity[(ver, name)].append(fit)
                     surface.class_arity[(ver, cls, name)] = fit
+                if (signature or "").rstrip().endswith(" static"):
+                    surface.static.add((ver, cls, name))
     surface.members = {k: dict(v) for k, v in members.items()}
     surface.ambiguous_renames = dict(ambiguous)
     for category, old, new in maps:

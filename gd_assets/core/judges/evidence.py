@@ -146,7 +146,7 @@ class EvidenceJudge:
         for cue in item.cues:
             text, source = cue.cue, cue.source
             if cue.receiver is not None and source != "syntax":
-                out.extend(self._received_markers(cue, defined))
+                out.extend(self._received_markers(cue, defined, item.cues))
                 continue
             if source == "converter_leftover" and text == "TODOConverter":
                 out.append(Marker("3", "TODOConverter", "a converter TODO left for a manual fix", 0.6))
@@ -176,7 +176,7 @@ class EvidenceJudge:
 
     # -- with project context: each name read on its receiver ------------------------------------------
 
-    def _received_markers(self, cue, defined: set[str]) -> list[Marker]:
+    def _received_markers(self, cue, defined: set[str], item_cues=()) -> list[Marker]:
         """A cue whose receiver is known: the project's names are never evidence; an engine class's
         members are looked up through its ancestors in both references; an unknown receiver gives
         strong evidence only for a distinctive name."""
@@ -198,10 +198,16 @@ class EvidenceJudge:
             return self._shape_markers(text, defined, receiver)
         if source == "attribute":
             return []  # decided by its `call` or `property` cue
+        if source == "named_member":  # `connect("text_entered", …)`: only on a known engine receiver
+            kind, _, member = text.partition(":")
+            found = self._member_markers(engine, member, (kind,)) if engine else None
+            return found or []
         member = text.lstrip(".").rsplit(".", 1)[-1] if source in ("call", "property") else text
         if engine is not None:
             kinds = ("property", "constant", "enum") if source in ("property", "name") else None
             found = self._member_markers(engine, member, kinds)
+            if found == [] and source == "call" and _on_an_instance(item_cues, text, engine):
+                found = self._static_markers(engine, member)
             if found is not None:
                 return found
             if source == "call" and not text.startswith("."):
@@ -221,6 +227,18 @@ class EvidenceJudge:
             found = self._name_markers(text, source)
         return [m if self._distinctive(member) else Marker(m.side, m.name, m.reason + " (receiver unknown)", HINT)
                 for m in found]
+
+    def _static_markers(self, cls: str, member: str) -> list[Marker]:
+        """`image.create(w, h, …)`: a method Godot 4 made static, called on an instance (Godot 4 code
+        writes `Image.create(...)` and keeps what it returns)."""
+        s = self.surface
+        c3, c4 = self._versions_of(cls)
+        o3 = s.owner_of("3", c3, member, ("method",)) if c3 else None
+        o4 = s.owner_of("4", c4, member, ("method",)) if c4 else None
+        if o3 and o4 and ("4", o4, member) in s.static and ("3", o3, member) not in s.static:
+            return [Marker("3", member, f"`{o4}.{member}()` is static in Godot 4: called on an instance it changes "
+                                        f"nothing (Godot 4: `x = {o4}.{member}(...)`)", 0.85)]
+        return []
 
     def _distinctive(self, name: str) -> bool:
         s = self.surface
@@ -254,7 +272,7 @@ class EvidenceJudge:
             return None
         if o3 and c4 and not o4:
             new = s.renames.get("property", {}).get(member) or s.renames.get("function", {}).get(member) or \
-                s.ambiguous_renames.get(member)
+                s.renames.get("signal", {}).get(member) or s.ambiguous_renames.get(member)
             hint = f" (Godot 4: `{new}`)" if new else " (gone from Godot 4)"
             reason = f"`{o3}.{member}` exists only in Godot 3{hint}"
             if cls != c3:  # the receiver is named the Godot 4 way: a member kept for compatibility, or a slip
@@ -450,6 +468,16 @@ _SHAPE_WATCHED = {
 # Godot 3 APIs that took (object, "method") where Godot 4 takes a Callable.
 _CALLBACK_PAIRS = {"start", "funcref", "interpolate_callback", "interpolate_deferred_callback", "follow_method",
                    "targeting_method", "interpolate_method"}
+
+
+def _on_an_instance(cues, call: str, receiver: str) -> bool:
+    """Whether the call cue `call` (`.create` or bare `create`) is made on an object, not on its class."""
+    if not call.startswith("."):
+        return True  # a bare call: on `self`
+    member = call[1:]
+    bases = [c.cue.rsplit(".", 1)[0] for c in cues
+             if c.source == "attribute" and c.receiver == receiver and c.cue.endswith("." + member)]
+    return any(b != receiver for b in bases)
 
 
 def _count(lo: int, hi: int) -> str:
