@@ -159,19 +159,37 @@ def test_scene_types_reach_the_script(analysis_home, tmp_path):
     assert "move_and_collide" not in judgement["rationale"]
 
 
-def test_a_changed_script_makes_the_projects_evidence_stale(analysis_home, tmp_path):
-    root = write_project(tmp_path / "classic", GODOT3_PROJECT)
-    project = orchestrate.analyze(str(root), "classic")
+def test_a_changed_scene_rereads_the_scripts_without_searching_again(analysis_home, tmp_path, monkeypatch):
+    from gd_assets.core.retrieval import CorpusIndex
     from gd_assets.freshness import current_evidence_inputs, stale_evidence
 
-    assert stale_evidence(project, current_evidence_inputs()) == []
+    searched: list[int] = []
+    search = CorpusIndex.search
+
+    def counted(self, queries, params):
+        searched.append(len(queries))
+        return search(self, queries, params)
+
+    monkeypatch.setattr(CorpusIndex, "search", counted)
+    root = write_project(tmp_path / "classic", GODOT3_PROJECT)
+    project = orchestrate.analyze(str(root), "classic")
+    key = "classic/player.gd::_physics_process"
+    before = show(project, key)
+    assert stale_evidence(project, current_evidence_inputs()) == [] and sum(searched) > 0
+
     (root / "player.tscn").write_text(GODOT3_PROJECT["player.tscn"].replace('type="AnimatedSprite"', 'type="Sprite"'))
     orchestrate.ingest_and_slice(str(root), project)
     stale = stale_evidence(project, current_evidence_inputs())
-    assert "classic/player.gd::_physics_process" in stale  # the scene changed what `$AnimatedSprite` is
+    assert key in stale  # the scene changed what `$AnimatedSprite` is
+    searched.clear()
     orchestrate.analyze(str(root), project)
-    doc = show(project, "classic/player.gd::_physics_process")
-    assert {c["receiver"] for c in doc["cues"] if c["cue"] == "$AnimatedSprite"} == {"Sprite"}
+    after = show(project, key)
+    assert {c["receiver"] for c in after["cues"] if c["cue"] == "$AnimatedSprite"} == {"Sprite"}
+    # the script's text did not change, so neither did its query: its candidates are kept, not searched
+    # again; the one scene block whose text changed is the only fragment searched
+    assert sum(searched) == 1
+    assert [c["id"] for c in after["candidates"]] == [c["id"] for c in before["candidates"]]
+    assert stale_evidence(project, current_evidence_inputs()) == []
 
 
 CLASSIC_UI = {

@@ -12,12 +12,13 @@ import dagster as dg
 from gd_assets import store
 from gd_assets.assets.metadata import md_table
 from gd_assets.assets.project_symbols import load_context
-from gd_assets.core.codec import candidate_row, cues_to_json
+from gd_assets.core.codec import candidate_row, candidates_by_key, cues_from_json, cues_to_json
 from gd_assets.core.corpus.surface import load_surface
-from gd_assets.core.cues import DEFAULT_REQUEST, JUDGE_ONLY
+from gd_assets.core.cues import DEFAULT_REQUEST, JUDGE_ONLY, sparse_terms
 from gd_assets.core.evidence import Evidence, gather_evidence
 from gd_assets.core.places import place
 from gd_assets.core.receivers import Scope
+from gd_assets.core.retrieval import Query
 from gd_assets.freshness import PARAMS, RETRIEVAL_VERSION, evidence_version, latest_inputs, lineage_tags
 from gd_assets.partitions import fragments_partitions
 from gd_assets.resources import RetrievalIndex
@@ -43,6 +44,21 @@ def evidence_rows(frag: dict, ev: Evidence, corpus_version: str, index_version: 
         "context_version": context_version,
     }
     return row, [candidate_row(frag["key"], frag["project"], c) for c in ev.candidates]
+
+
+def searched_before(keys: list[str], corpus_version: str, index_version: str,
+                    request: str) -> dict[str, tuple[Query, list]]:
+    """The last query and candidates of each fragment whose evidence was made with today's corpus,
+    index, retrieval parameters and request: the same query would find the same candidates."""
+    rows, cand_rows = store.evidence_by_key(keys)
+    candidates = candidates_by_key(cand_rows.to_dicts())
+    out = {}
+    for row in rows.to_dicts():
+        if (row["content_hash"], row["corpus_version"], row["index_version"], row["retrieval_version"],
+                row["request"]) == (row["fragment_hash"], corpus_version, index_version, RETRIEVAL_VERSION, request):
+            cues = cues_from_json(row["cues"])
+            out[row["key"]] = (Query(sparse_terms(cues), row["dense_text"]), candidates.get(row["key"], []))
+    return out
 
 
 def debug_metadata(frag: dict, ev: Evidence) -> dict:
@@ -98,7 +114,11 @@ def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig,
                 known = store.project_context_row(frag["project"])
                 contexts[frag["project"]] = (load_context(frag["project"]), known["version"] if known else None)
             frag["scope"] = Scope.of(contexts[frag["project"]][0], frag["path"], frag["symbol"], engine)
-        found = gather_evidence(frags, index, PARAMS, config.request)
+        known = searched_before(batch, corpus_version, index.version, config.request)
+        found = gather_evidence(frags, index, PARAMS, config.request, known)
+        if known:
+            context.log.info(f"{sum(f['key'] in known for f in frags)} of these kept their candidates "
+                             "(same query; only their project context changed)")
         rows, cands = [], []
         for frag, ev in zip(frags, found):
             row, cand_rows = evidence_rows(frag, ev, corpus_version, index.version, config.request,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from gd_assets.core.cues import Cue, dense_text, extract_cues, sparse_terms
 from gd_assets.core.retrieval import Candidate, CorpusIndex, Query, RetrievalParams
@@ -29,9 +29,17 @@ def fragment_queries(fragments: Sequence[dict], request: str) -> list[tuple[list
 
 
 def gather_evidence(fragments: Sequence[dict], index: CorpusIndex, params: RetrievalParams,
-                    request: str) -> list[Evidence]:
-    """Evidence for a batch of fragments (one embedding call, one sparse product per block)."""
+                    request: str, known: Mapping[str, tuple[Query, list[Candidate]]] | None = None
+                    ) -> list[Evidence]:
+    """Evidence for a batch of fragments (one embedding call, one sparse product per block).
+
+    `known`: a fragment's last query and candidates, made with today's index and parameters; when
+    its query is the same again (only receivers changed: the project around it moved), the
+    candidates are kept and the fragment is not searched."""
     queries = fragment_queries(fragments, request)
-    results = index.search([q for _, q in queries], params)
-    return [Evidence(frag["key"], cues, query.dense_text, cands)
-            for frag, (cues, query), cands in zip(fragments, queries, results)]
+    known = known or {}
+    todo = [i for i, (frag, (_, query)) in enumerate(zip(fragments, queries))
+            if frag["key"] not in known or known[frag["key"]][0] != query]
+    found = dict(zip(todo, index.search([queries[i][1] for i in todo], params))) if todo else {}
+    return [Evidence(frag["key"], cues, query.dense_text, found[i] if i in found else known[frag["key"]][1])
+            for i, (frag, (cues, query)) in enumerate(zip(fragments, queries))]
