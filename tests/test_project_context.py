@@ -238,3 +238,26 @@ def test_godot3_only_syntax_in_context():
     assert ("_init().(…)", "syntax") in {(c.cue, c.source) for c in init}
     path = extract_cues("function", 'func f():\n\tget_node(@"Panel")\n', file_kind="gdscript")
     assert ('@""', "syntax") in {(c.cue, c.source) for c in path}
+
+
+def test_an_ambiguous_rename_is_decided_on_its_receiver(corpus_home):
+    from gd_assets.core.codec import judge_input
+    from gd_assets.core.judges.evidence import EvidenceJudge
+
+    judge = EvidenceJudge(corpus_db=corpus_home / "corpora.duckdb")
+
+    def judged(files: dict[str, str], body: str):
+        text = "func g():\n" + body
+        cues = extract_cues("function", text, file_kind="gdscript",
+                            scope=Scope.of(context_of(files), "ui.gd", "g", judge.surface))
+        item = judge_input({"key": "k", "path": "ui.gd", "start_line": 1, "end_line": 4, "kind": "function",
+                            "file_kind": "gdscript", "text": text}, cues, [], "")
+        return judge.judge([item])[0]
+
+    # `pause_mode`: a rename the converter leaves alone; on a Node (self, a Control) it is Godot 3's
+    engine = judged(CLASSIC_UI, "\tpause_mode = 2\n")
+    assert engine.migration_needed and "Node.pause_mode" in engine.rationale and "process_mode" in engine.rationale
+    own = dict(CLASSIC_UI, **{"base.gd": CLASSIC_UI["base.gd"] + "\nvar pause_mode = 0\n"})
+    assert not judged(own, "\tpause_mode = 2\n").migration_needed  # the project's own variable
+    other = judged(own, "\tvar menu: Control = $Menu\n\tmenu.pause_mode = 2\n")
+    assert other.migration_needed and "Node.pause_mode" in other.rationale  # a Control is still a Node
