@@ -261,3 +261,15 @@ def test_an_ambiguous_rename_is_decided_on_its_receiver(corpus_home):
     assert not judged(own, "\tpause_mode = 2\n").migration_needed  # the project's own variable
     other = judged(own, "\tvar menu: Control = $Menu\n\tmenu.pause_mode = 2\n")
     assert other.migration_needed and "Node.pause_mode" in other.rationale  # a Control is still a Node
+
+
+def test_values_type_what_they_hold(corpus_home):
+    engine = load_surface(str(corpus_home / "corpora.duckdb"))
+    files = dict(CLASSIC_UI, **{"ui.gd": CLASSIC_UI["ui.gd"] + "onready var panel = $Panel\n"
+                                                                "onready var box = panel.get_node(@\"Check\")\n"})
+    scope = Scope.of(context_of(files), "ui.gd", "g", engine)
+    text = ("func g():\n\tbox.pressed = true\n"
+            "\tvar col = get_tree().root\n\tcol.size = Vector2()\n")
+    found = {(c.cue, c.source): c.receiver for c in extract_cues("function", text, file_kind="gdscript", scope=scope)}
+    assert found[(".pressed", "property")] == "CheckBox"   # a node below another member's node
+    assert found[(".size", "property")] == "Viewport"      # a local typed by the chain it is read from

@@ -119,7 +119,7 @@ def _call_shape(name: str, arguments: ts.Node | None) -> str:
 def _gdscript_cues(text: str, cues: _Cues) -> None:
     root = _parse(text)
     if cues.scope is not None:
-        declared, assigned = _locals(root)
+        declared, assigned = _locals(root, cues.scope)
         cues.scope = Scope(cues.scope.context, cues.scope.scope, cues.scope.engine, declared, assigned)
     stack = [root]
     while stack:
@@ -299,9 +299,10 @@ def _continues_previous_line(node: ts.Node) -> bool:
     return False
 
 
-def _locals(root: ts.Node) -> tuple[dict[str, str | None], dict[str, str]]:
-    """Names a fragment declares (variables, parameters, loop variables) with their obvious types,
-    and the obvious types of other names it assigns (`_thread = Thread.new()`)."""
+def _locals(root: ts.Node, scope: Scope) -> tuple[dict[str, str | None], dict[str, str]]:
+    """Names a fragment declares (variables, parameters, loop variables) with their types (declared,
+    or read from the value: `var col = move_and_collide(...)` is a KinematicCollision), and the
+    obvious types of other names it assigns (`_thread = Thread.new()`)."""
     found: dict[str, str | None] = {}
     assigned: dict[str, str] = {}
     for node in _walk(root):
@@ -312,7 +313,8 @@ def _locals(root: ts.Node) -> tuple[dict[str, str | None], dict[str, str]]:
             type_node = next((c for c in node.named_children if c.type == "type"), None)
             value = node.child_by_field_name("value") or next(
                 (c for c in reversed(node.named_children) if c.type not in ("name", "type", "inferred_type")), None)
-            found[_text(name)] = _text(type_node) if type_node is not None else value_type(value)
+            found[_text(name)] = _text(type_node) if type_node is not None else _value_type_in(
+                value, Scope(scope.context, scope.scope, scope.engine, dict(found)))
         elif node.type in ("typed_parameter", "typed_default_parameter", "default_parameter"):
             ident = next((c for c in node.named_children if c.type == "identifier"), None)
             type_node = next((c for c in node.named_children if c.type == "type"), None)
@@ -379,6 +381,33 @@ def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
             if member_node is not parts[0][1] and member_node.type == "identifier" and \
                     after not in ("connect", "disconnect", "emit", "is_connected"):
                 cues.add("." + member, "property", receivers.get(member_node.id))
+
+
+def _value_type_in(value: ts.Node | None, scope: Scope) -> str | None:
+    """A value's type expression: the obvious one, else what a call of the script's chain or an
+    attribute chain returns (as `=Type`); None when nothing tells."""
+    obvious = value_type(value)
+    if obvious is not None or value is None:
+        return obvious
+    found = UNKNOWN
+    if value.type == "call" and _text(value.children[0])[:1].islower():
+        found = scope.member_type(scope.self_type(), _text(value.children[0]))
+    elif value.type == "attribute":
+        found = _chain_type(value, scope)
+    return None if found == UNKNOWN else "=" + found
+
+
+def _chain_type(node: ts.Node, scope: Scope) -> str:
+    """The type an attribute chain ends with."""
+    before: dict[int, str] = {}
+    owners = _chain_receivers(node, scope, before)
+    last = next((c for c in reversed(node.children) if c.id in owners), None)
+    if last is None:
+        return UNKNOWN
+    name = _text(last.children[0]) if last.type in ("attribute_call", "attribute_subscript") else _text(last)
+    if last.type == "attribute_subscript":
+        return UNKNOWN
+    return before[last.id] if name == "new" else scope.member_type(before[last.id], name)
 
 
 def _chain_receivers(node: ts.Node, scope: Scope, before: dict[int, str] | None = None) -> dict[int, str]:

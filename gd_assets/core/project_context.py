@@ -238,8 +238,8 @@ def value_type(node: ts.Node | None) -> str | None:
         name = _text(node.children[0])
         args = node.child_by_field_name("arguments")
         first = args.named_children[0] if args is not None and args.named_children else None
-        if name == "get_node" and first is not None and first.type == "string":
-            return "node:" + _text(first).strip("\"'")
+        if name == "get_node" and first is not None and first.type in ("string", "node_path"):
+            return "node:" + _text(first).lstrip("@^").strip("\"'")
         if name in ("preload", "load") and first is not None and first.type == "string" and \
                 _text(first).strip("\"'").endswith((".tscn", ".scn")):
             return "PackedScene"
@@ -253,6 +253,11 @@ def value_type(node: ts.Node | None) -> str | None:
             base = parts[0]
             if base.type == "identifier" and method == "new":
                 return _text(base)
+            args = parts[1].child_by_field_name("arguments")
+            first = args.named_children[0] if args is not None and args.named_children else None
+            if base.type == "identifier" and method == "get_node" and first is not None and \
+                    first.type in ("string", "node_path"):  # `gi_menu.get_node(@"High")`: a path below gi_menu's
+                return f"subnode:{_text(base)}/" + _text(first).lstrip("@^").strip("\"'")
             if base.type == "call" and _text(base.children[0]) in ("preload", "load"):
                 args = base.child_by_field_name("arguments")
                 first = args.named_children[0] if args is not None and args.named_children else None

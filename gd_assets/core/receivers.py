@@ -87,8 +87,13 @@ class Scope:
         if not expr:
             return UNKNOWN
         expr = expr.strip()
+        if expr.startswith("="):  # already a receiver type (a fragment's local, typed from its value)
+            return expr[1:]
         if expr.startswith("node:"):
             return self.node_type(expr[5:])
+        if expr.startswith("subnode:"):
+            path = self.node_path_of(expr)
+            return self.node_type(path) if path else UNKNOWN
         if expr.startswith("script:"):
             target = res_file(self.root, posixpath.dirname(self.path), expr[7:])
             return PROJECT + target if target in self.context.scripts else UNKNOWN
@@ -119,6 +124,26 @@ class Scope:
             return name
         if name[:1].isupper() and any(c.islower() for c in name):
             return OTHER + name
+        return None
+
+    def node_path_of(self, expr: str | None, depth: int = 0) -> str | None:
+        """The node path a type expression stands for: `node:A/B`, or `subnode:var/C` below what
+        the member variable `var` holds."""
+        if not expr or depth > 8:
+            return None
+        if expr.startswith("node:"):
+            return expr[5:]
+        if expr.startswith("subnode:"):
+            var, _, sub = expr[len("subnode:"):].partition("/")
+            held = self.locals.get(var) if var in self.locals else self._member_expr(var)
+            base = self.node_path_of(held, depth + 1)
+            return f"{base}/{sub}" if base is not None else None
+        return None
+
+    def _member_expr(self, name: str) -> str | None:
+        for script, _ in self._chain(self.self_type()):
+            if script is not None and name in script.members:
+                return script.members[name][1]
         return None
 
     def node_type(self, path: str) -> str:
