@@ -194,11 +194,13 @@ def test_a_changed_scene_rereads_the_scripts_without_searching_again(analysis_ho
 
 CLASSIC_UI = {
     "project.godot": "config_version=4\n",
-    "base.gd": "extends Control\n\nvar speed: float = 2.0\n\nfunc empty():\n\treturn true\n",
+    "base.gd": "extends Control\n\nenum ShortCut { NONE, RUN }\nvar speed: float = 2.0\n\n"
+               "func empty():\n\treturn true\n",
     "ui.gd": 'extends "res://base.gd"\n\n'
              "onready var check = $Panel/Check\n"
              "export(PackedScene) var bullet\n"
-             "var tool := VoxelTool.new()\n\n"
+             "var tool := VoxelTool.new()\n"
+             "const Logger = preload(\"res://base.gd\")\n\n"
              "class Inner extends Sprite:\n\tfunc f():\n\t\tpass\n\n"
              "func _init(a).(a):\n\tpass\n",
     "ui.tscn": '[gd_scene load_steps=2 format=2]\n\n[ext_resource path="res://ui.gd" type="Script" id=1]\n\n'
@@ -220,6 +222,8 @@ CLASSIC_UI = {
     ("\tvar speed = 3\n\tspeed += 1\n", "speed", "name", None),                     # a local is no member
     ("\tget_tree().change_scene(\"x\")\n", ".change_scene", "call", "SceneTree"),   # engine return type
     ("\tunknown.scancode = 1\n", ".scancode", "property", "?"),
+    ("\tLogger.new()\n", "Logger", "identifier", "project:ui.gd"),                # the script's own constant
+    ("\tvar k: ShortCut = ShortCut.NONE\n", "ShortCut", "type", "project:base.gd"),  # an inherited enum
 ])
 def test_receiver_of_each_name(corpus_home, body, cue, source, receiver):
     engine = load_surface(str(corpus_home / "corpora.duckdb"))

@@ -224,8 +224,10 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
                 receiver = _chain_receivers(parent, scope).get(node.id, UNKNOWN)  # `VoxelTool.MODE_ADD`
             elif scope is not None and "_" in name:  # a constant: the script's chain, then the globals
                 receiver = scope.implicit_owner(name)
-            elif scope is not None:
-                receiver = scope.class_type(name) or scope.owner(UNKNOWN, name)
+            elif scope is not None:  # the script's own `const Logger = preload(...)` before any class
+                own = scope.implicit_owner(name)
+                receiver = own if own.startswith("project:") and own != "project:*" else \
+                    scope.class_type(name) or scope.owner(UNKNOWN, name)
             cues.add(name, "identifier", receiver)
         elif _is_bare_name(node) and not (scope is not None and name in scope.locals):
             cues.add(name, "name", scope.implicit_owner(name) if scope is not None else None)
@@ -250,11 +252,26 @@ def _is_bare_name(node: ts.Node) -> bool:
 
 
 def _type_cues(node: ts.Node, cues: _Cues) -> None:
+    """Class names in a type; `Outer.Inner` is read on what `Outer` is (a project enum stays the project's)."""
+    scope, prev, prev_end, dotted_type = cues.scope, None, -1, UNKNOWN
     for ident in (c for c in _walk(node) if c.type == "identifier"):
         name = _text(ident)
-        if name[:1].isupper():
-            receiver = (cues.scope.class_type(name) or UNKNOWN) if cues.scope is not None else None
-            cues.add(name, "type", receiver)
+        at = ident.start_byte - node.start_byte
+        dotted = prev is not None and ident.start_byte == prev_end + 1 and node.text[at - 1:at] == b"."
+        prev, prev_end = None, ident.end_byte
+        if not name[:1].isupper():
+            continue
+        receiver = None
+        if scope is not None and dotted:
+            receiver = scope.owner(dotted_type, name)
+        elif scope is not None:
+            own = scope.implicit_owner(name)
+            receiver = own if own.startswith("project:") and own != "project:*" else scope.class_type(name) or UNKNOWN
+        cues.add(name, "type", receiver)
+        if scope is not None:
+            prev = name
+            dotted_type = scope.member_type(dotted_type, name) if dotted else \
+                (receiver if receiver and not receiver.startswith("project:") else scope.identifier_type(name))
 
 
 # Calls whose first string argument names a member of the receiver: a signal or a method.

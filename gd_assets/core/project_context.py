@@ -243,6 +243,9 @@ def value_type(node: ts.Node | None) -> str | None:
         if name in ("preload", "load") and first is not None and first.type == "string" and \
                 _text(first).strip("\"'").endswith((".tscn", ".scn")):
             return "PackedScene"
+        if name in ("preload", "load") and first is not None and first.type == "string" and \
+                _text(first).strip("\"'").endswith(".gd"):
+            return "script:" + _text(first).strip("\"'")  # `const Logger = preload("logger.gd")`: the class
         if name[:1].isupper() and name not in ("Vector2", "Vector3", "Color", "Rect2"):
             return name
         return None
