@@ -16,7 +16,7 @@ import os
 import re
 import sys
 from collections import Counter
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from devset import reasons
 from judging import EvidenceSource, Item, attach_scopes, items_of_file, load_judge, run_judge
@@ -45,7 +45,8 @@ def load_tree(mirror: str, ref: str, limit: int | None) -> tuple[Path, dict[str,
     for folder in folders:
         name = folder.relative_to(tree).as_posix()
         for file in ingest(folder, name="demo").included:
-            for item in items_of_file(ref, f"{name}/{file.path}", file.kind, file.text or ""):
+            path = PurePosixPath(name, file.path).as_posix()  # a project at the root: no "./" prefix
+            for item in items_of_file(ref, path, file.kind, file.text or ""):
                 project_of[item.key] = name
                 items.append(item)
     return tree, project_of, items
