@@ -223,6 +223,8 @@ CLASSIC_UI = {
     ("\tget_tree().change_scene(\"x\")\n", ".change_scene", "call", "SceneTree"),   # engine return type
     ("\tunknown.scancode = 1\n", ".scancode", "property", "?"),
     ("\tLogger.new()\n", "Logger", "identifier", "project:ui.gd"),                # the script's own constant
+    ("\tvar ui = preload(\"res://ui.tscn\").instance()\n\tui.rect_scale = Vector2()\n", ".rect_scale", "property",
+     "Control"),                                                                    # an instanced scene's root
     ("\tvar k: ShortCut = ShortCut.NONE\n", "ShortCut", "type", "project:base.gd"),  # an inherited enum
 ])
 def test_receiver_of_each_name(corpus_home, body, cue, source, receiver):

@@ -26,7 +26,8 @@ from gd_assets.core.slicing import parse_gdscript
 # Row kinds: per script (scope = script path, or `path::Inner` for an inner class) ...
 SCRIPT_KINDS = ("class_name", "extends", "func", "var", "const", "signal", "enum", "class")
 # ... per project root (scope = the folder of project.godot): autoloads and the config version;
-# per script attached to a node (scope = script path): `node` rows, name = path from that node.
+# per script attached to a node (scope = script path): `node` rows, name = path from that node;
+# per scene (scope = scene path): its root's type and script (`scene_root`).
 
 
 @dataclass
@@ -46,6 +47,7 @@ class ProjectContext:
     scripts: dict[str, Script] = field(default_factory=dict)
     autoloads: dict[tuple[str, str], str] = field(default_factory=dict)   # (root, name) -> res path
     config_versions: dict[str, str] = field(default_factory=dict)         # root -> config_version
+    scene_roots: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)  # scene -> (type, script)
     class_names: dict[tuple[str, str], str] = field(default_factory=dict)  # (root, class_name) -> scope
     names: dict[str, set[str]] = field(default_factory=dict)               # root -> every name the project defines
 
@@ -88,6 +90,8 @@ class ProjectContext:
             out.append(_row(root, "config_version", "config_version", version, None))
         for (root, name), target in self.autoloads.items():
             out.append(_row(root, "autoload", name, target, None))
+        for scene, (type_, script) in self.scene_roots.items():
+            out.append(_row(scene, "scene_root", ".", type_, script))
         for script in self.scripts.values():
             out.append(_row(script.scope, "script", script.root, None, None))
             if script.class_name:
@@ -109,6 +113,8 @@ class ProjectContext:
                 ctx.config_versions[row["scope"]] = row["type"]
             elif row["kind"] == "autoload":
                 ctx.autoloads[(row["scope"], row["name"])] = row["type"]
+            elif row["kind"] == "scene_root":
+                ctx.scene_roots[row["scope"]] = (row["type"], row["detail"])
             elif row["kind"] == "script":
                 ctx.scripts[row["scope"]] = Script(row["scope"], row["name"])
         for row in rows:
@@ -187,6 +193,10 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
     scenes = {f["path"]: _read_scene(f["path"], ctx.root_of(f["path"]), f["text"])
               for f in files if f["kind"] == "scene" or f["path"].endswith(".tscn")}
     _attach_nodes(ctx, scenes)
+    for scene in scenes:  # what `preload("x.tscn").instance()` gives
+        root_type, root_script = _scene_root(scenes, scene)
+        if root_type or root_script:
+            ctx.scene_roots[scene] = (root_type, root_script)
     for key, target in ctx.autoloads.items():  # an autoloaded scene is its root node: its script
         if target in scenes:
             ctx.autoloads[key] = _scene_root(scenes, target)[1] or target

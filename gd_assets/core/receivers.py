@@ -97,8 +97,12 @@ class Scope:
         if expr.startswith("script:"):
             target = res_file(self.root, posixpath.dirname(self.path), expr[7:])
             return PROJECT + target if target in self.context.scripts else UNKNOWN
-        if expr.startswith("scene:"):
-            return UNKNOWN  # an instanced scene's root: resolved through its `node` rows only
+        if expr.startswith("scene:"):  # `preload("x.tscn").instance()`: the scene's root node
+            target = res_file(self.root, posixpath.dirname(self.path), expr[6:])
+            type_, script = self.context.scene_roots.get(target, (None, None))
+            if script and script in self.context.scripts:
+                return PROJECT + script
+            return type_ or UNKNOWN
         if expr.startswith('"'):
             target = res_file(self.root, posixpath.dirname(self.path), expr.split('"')[1])
             return PROJECT + target if target in self.context.scripts else UNKNOWN
