@@ -155,11 +155,16 @@ def _show(items: list[Item], judgements: dict, max_lines: int, only_flagged: boo
         print(f"    [{item.kind} {item.symbol} L{item.start_line}-{item.end_line}] signal={j.signal} "
               f"migration={j.migration_needed} conf={j.confidence:.2f}")
         print(f"    why: {j.rationale}")
-        lines = item.text.split("\n")
-        for line in lines[:max_lines]:
-            print(f"      | {line}")
-        if len(lines) > max_lines:
-            print(f"      | ... ({len(lines) - max_lines} more lines)")
+        print_text(item.text, max_lines)
+
+
+def print_text(text: str, max_lines: int) -> None:
+    """A fragment's text, indented, cut to `max_lines`."""
+    lines = text.split("\n")
+    for line in lines[:max_lines]:
+        print(f"      | {line}")
+    if len(lines) > max_lines:
+        print(f"      | ... ({len(lines) - max_lines} more lines)")
 
 
 def list_errors(name: str, truth_units: list[Unit], gd4_units: list[Unit], judgements: dict,

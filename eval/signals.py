@@ -18,7 +18,7 @@ import sys
 from collections import Counter
 from pathlib import Path, PurePosixPath
 
-from devset import reasons
+from devset import print_text, reasons
 from judging import EvidenceSource, Item, attach_scopes, items_of_file, load_judge, run_judge
 from trees import DEFAULT_MIRROR, cache_root, extract, project_folders
 
@@ -78,11 +78,7 @@ def show_wrong(items: list[Item], judgements: dict, wrong_signal: str, max_lines
             continue
         print(f"\n  {item.key} [{item.kind} L{item.start_line}-{item.end_line}] signal={j.signal}")
         print(f"    why: {j.rationale}")
-        lines = item.text.split("\n")
-        for line in lines[:max_lines]:
-            print(f"      | {line}")
-        if len(lines) > max_lines:
-            print(f"      | ... ({len(lines) - max_lines} more lines)")
+        print_text(item.text, max_lines)
 
 
 def main(argv: list[str] | None = None) -> int:

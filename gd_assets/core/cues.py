@@ -14,8 +14,7 @@ from dataclasses import dataclass
 
 import tree_sitter as ts
 
-from gd_assets.core.project_context import value_type
-from gd_assets.core.receivers import UNKNOWN, Scope
+from gd_assets.core.receivers import UNKNOWN, Scope, chain_receivers, fragment_locals
 from gd_assets.core.slicing import parse_gdscript
 
 DEFAULT_REQUEST = (
@@ -119,7 +118,7 @@ def _call_shape(name: str, arguments: ts.Node | None) -> str:
 def _gdscript_cues(text: str, cues: _Cues) -> None:
     root = _parse(text)
     if cues.scope is not None:
-        declared, assigned = _locals(root, cues.scope)
+        declared, assigned = fragment_locals(root, cues.scope)
         cues.scope = Scope(cues.scope.context, cues.scope.scope, cues.scope.engine, declared, assigned)
     stack = [root]
     while stack:
@@ -221,7 +220,7 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
             receiver = None
             parent = node.parent
             if scope is not None and parent is not None and parent.type == "attribute" and parent.children[0] != node:
-                receiver = _chain_receivers(parent, scope).get(node.id, UNKNOWN)  # `VoxelTool.MODE_ADD`
+                receiver = chain_receivers(parent, scope).get(node.id, UNKNOWN)  # `VoxelTool.MODE_ADD`
             elif scope is not None and "_" in name:  # a constant: the script's chain, then the globals
                 receiver = scope.implicit_owner(name)
             elif scope is not None:  # the script's own `const Logger = preload(...)` before any class
@@ -316,41 +315,6 @@ def _continues_previous_line(node: ts.Node) -> bool:
     return False
 
 
-def _locals(root: ts.Node, scope: Scope) -> tuple[dict[str, str | None], dict[str, str]]:
-    """Names a fragment declares (variables, parameters, loop variables) with their types (declared,
-    or read from the value: `var col = move_and_collide(...)` is a KinematicCollision), and the
-    obvious types of other names it assigns (`_thread = Thread.new()`)."""
-    found: dict[str, str | None] = {}
-    assigned: dict[str, str] = {}
-    for node in _walk(root):
-        if node.type == "variable_statement" and node.parent is not None and node.parent.type == "body":
-            name = node.child_by_field_name("name")
-            if name is None:
-                continue
-            type_node = next((c for c in node.named_children if c.type == "type"), None)
-            value = node.child_by_field_name("value") or next(
-                (c for c in reversed(node.named_children) if c.type not in ("name", "type", "inferred_type")), None)
-            found[_text(name)] = _text(type_node) if type_node is not None else _value_type_in(
-                value, Scope(scope.context, scope.scope, scope.engine, dict(found)))
-        elif node.type in ("typed_parameter", "typed_default_parameter", "default_parameter"):
-            ident = next((c for c in node.named_children if c.type == "identifier"), None)
-            type_node = next((c for c in node.named_children if c.type == "type"), None)
-            if ident is not None:
-                found[_text(ident)] = _text(type_node) if type_node is not None else None
-        elif node.type == "parameters":
-            for ident in (c for c in node.named_children if c.type == "identifier"):
-                found.setdefault(_text(ident), None)
-        elif node.type == "assignment" and node.named_children and node.named_children[0].type == "identifier":
-            obvious = value_type(node.named_children[-1])  # `_thread = Thread.new()`: typed, not declared
-            if obvious is not None and obvious != "String":
-                assigned.setdefault(_text(node.named_children[0]), obvious)
-        elif node.type == "for_statement":
-            ident = next((c for c in node.named_children if c.type == "identifier"), None)
-            if ident is not None:
-                found.setdefault(_text(ident), None)
-    return found, {k: v for k, v in assigned.items() if k not in found}
-
-
 def _walk(node: ts.Node):
     yield node
     for child in node.children:
@@ -361,7 +325,7 @@ def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
     """`Input.is_action_pressed`, `Vector2.ZERO`, `position.clamp`: each base with its next member."""
     parts: list[tuple[str, ts.Node]] = []
     read_on: dict[int, str] = {}
-    receivers = _chain_receivers(node, cues.scope, read_on) if cues.scope is not None else {}
+    receivers = chain_receivers(node, cues.scope, read_on) if cues.scope is not None else {}
     for child in node.children:
         if child.type in (".", "line_continuation", "comment"):
             continue
@@ -398,69 +362,6 @@ def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
             if member_node is not parts[0][1] and member_node.type == "identifier" and \
                     after not in ("connect", "disconnect", "emit", "is_connected"):
                 cues.add("." + member, "property", receivers.get(member_node.id))
-
-
-def _value_type_in(value: ts.Node | None, scope: Scope) -> str | None:
-    """A value's type expression: the obvious one, else what a call of the script's chain or an
-    attribute chain returns (as `=Type`); None when nothing tells."""
-    obvious = value_type(value)
-    if obvious is not None or value is None:
-        return obvious
-    found = UNKNOWN
-    if value.type == "call" and _text(value.children[0])[:1].islower():
-        found = scope.member_type(scope.self_type(), _text(value.children[0]))
-    elif value.type == "attribute":
-        found = _chain_type(value, scope)
-    return None if found == UNKNOWN else "=" + found
-
-
-def _chain_type(node: ts.Node, scope: Scope) -> str:
-    """The type an attribute chain ends with."""
-    before: dict[int, str] = {}
-    owners = _chain_receivers(node, scope, before)
-    last = next((c for c in reversed(node.children) if c.id in owners), None)
-    if last is None:
-        return UNKNOWN
-    name = _text(last.children[0]) if last.type in ("attribute_call", "attribute_subscript") else _text(last)
-    if last.type == "attribute_subscript":
-        return UNKNOWN
-    return before[last.id] if name == "new" else scope.member_type(before[last.id], name)
-
-
-def _chain_receivers(node: ts.Node, scope: Scope, before: dict[int, str] | None = None) -> dict[int, str]:
-    """Node id of each member of an attribute chain -> the receiver owning it, left to right
-    (`before`, when given, gets the type each member is read on)."""
-    out: dict[int, str] = {}
-    type_ = None
-    for child in node.children:
-        if child.type in (".", "line_continuation", "comment"):
-            continue
-        if type_ is None:  # the base
-            if child.type == "identifier":
-                type_ = scope.identifier_type(_text(child))
-            elif child.type == "get_node":
-                type_ = scope.node_owner_type(_text(child))
-            elif child.type == "call":
-                name = _text(child.children[0])
-                obvious = value_type(child)
-                if obvious is not None:
-                    type_ = scope.resolve(obvious)
-                elif name[:1].islower():
-                    type_ = scope.member_type(scope.self_type(), name)
-                else:
-                    type_ = UNKNOWN
-            else:
-                type_ = UNKNOWN
-            continue
-        name = _text(child.children[0]) if child.type in ("attribute_call", "attribute_subscript") else _text(child)
-        out[child.id] = type_ if name == "new" and type_ != UNKNOWN else scope.owner(type_, name)
-        if before is not None:
-            before[child.id] = type_
-        if name == "new" or child.type == "attribute_subscript":
-            type_ = type_ if name == "new" else UNKNOWN
-        else:
-            type_ = scope.member_type(type_, name)
-    return out
 
 
 # --- project.godot / .cfg, scenes and resources, other text ----------------------------------------

@@ -10,7 +10,8 @@ Resolution order: implicit `self` -> the script's own chain (its members, then i
 ancestors', then the engine class at the end of the chain); an identifier -> a local or member
 variable's type, a project class, an autoload, or an engine class; `$Path` / `get_node("Path")` ->
 the node type the project's scenes give from the node the script is attached to; `T.new()`,
-`preload(...)`; engine return types from the class reference.
+`preload(...)`; engine return types from the class reference. `Scope` answers for names;
+`fragment_locals` and `chain_receivers` read a fragment's tree (its locals, its attribute chains).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from gd_assets.core.project_context import ProjectContext, Script, node_path, res_file
+import tree_sitter as ts
+
+from gd_assets.core.project_context import ProjectContext, Script, node_path, res_file, value_type
 
 UNKNOWN = "?"
 PROJECT = "project:"
@@ -232,3 +235,114 @@ class Scope:
 
     def node_owner_type(self, text: str) -> str:
         return self.node_type(node_path(text))
+
+
+# --- on a fragment's tree ------------------------------------------------------------------------
+
+
+def _text(node: ts.Node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _walk(node: ts.Node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def fragment_locals(root: ts.Node, scope: Scope) -> tuple[dict[str, str | None], dict[str, str]]:
+    """Names a fragment declares (variables, parameters, loop variables) with their types (declared,
+    or read from the value: `var col = move_and_collide(...)` is a KinematicCollision), and the
+    obvious types of other names it assigns (`_thread = Thread.new()`)."""
+    found: dict[str, str | None] = {}
+    assigned: dict[str, str] = {}
+    for node in _walk(root):
+        if node.type == "variable_statement" and node.parent is not None and node.parent.type == "body":
+            name = node.child_by_field_name("name")
+            if name is None:
+                continue
+            type_node = next((c for c in node.named_children if c.type == "type"), None)
+            value = node.child_by_field_name("value") or next(
+                (c for c in reversed(node.named_children) if c.type not in ("name", "type", "inferred_type")), None)
+            found[_text(name)] = _text(type_node) if type_node is not None else value_type_in(
+                value, Scope(scope.context, scope.scope, scope.engine, dict(found)))
+        elif node.type in ("typed_parameter", "typed_default_parameter", "default_parameter"):
+            ident = next((c for c in node.named_children if c.type == "identifier"), None)
+            type_node = next((c for c in node.named_children if c.type == "type"), None)
+            if ident is not None:
+                found[_text(ident)] = _text(type_node) if type_node is not None else None
+        elif node.type == "parameters":
+            for ident in (c for c in node.named_children if c.type == "identifier"):
+                found.setdefault(_text(ident), None)
+        elif node.type == "assignment" and node.named_children and node.named_children[0].type == "identifier":
+            obvious = value_type(node.named_children[-1])  # `_thread = Thread.new()`: typed, not declared
+            if obvious is not None and obvious != "String":
+                assigned.setdefault(_text(node.named_children[0]), obvious)
+        elif node.type == "for_statement":
+            ident = next((c for c in node.named_children if c.type == "identifier"), None)
+            if ident is not None:
+                found.setdefault(_text(ident), None)
+    return found, {k: v for k, v in assigned.items() if k not in found}
+
+
+def value_type_in(value: ts.Node | None, scope: Scope) -> str | None:
+    """A value's type expression: the obvious one, else what a call of the script's chain or an
+    attribute chain returns (as `=Type`); None when nothing tells."""
+    obvious = value_type(value)
+    if obvious is not None or value is None:
+        return obvious
+    found = UNKNOWN
+    if value.type == "call" and _text(value.children[0])[:1].islower():
+        found = scope.member_type(scope.self_type(), _text(value.children[0]))
+    elif value.type == "attribute":
+        found = chain_type(value, scope)
+    return None if found == UNKNOWN else "=" + found
+
+
+def chain_type(node: ts.Node, scope: Scope) -> str:
+    """The type an attribute chain ends with."""
+    before: dict[int, str] = {}
+    owners = chain_receivers(node, scope, before)
+    last = next((c for c in reversed(node.children) if c.id in owners), None)
+    if last is None:
+        return UNKNOWN
+    name = _text(last.children[0]) if last.type in ("attribute_call", "attribute_subscript") else _text(last)
+    if last.type == "attribute_subscript":
+        return UNKNOWN
+    return before[last.id] if name == "new" else scope.member_type(before[last.id], name)
+
+
+def chain_receivers(node: ts.Node, scope: Scope, before: dict[int, str] | None = None) -> dict[int, str]:
+    """Node id of each member of an attribute chain -> the receiver owning it, left to right
+    (`before`, when given, gets the type each member is read on)."""
+    out: dict[int, str] = {}
+    type_ = None
+    for child in node.children:
+        if child.type in (".", "line_continuation", "comment"):
+            continue
+        if type_ is None:  # the base
+            if child.type == "identifier":
+                type_ = scope.identifier_type(_text(child))
+            elif child.type == "get_node":
+                type_ = scope.node_owner_type(_text(child))
+            elif child.type == "call":
+                name = _text(child.children[0])
+                obvious = value_type(child)
+                if obvious is not None:
+                    type_ = scope.resolve(obvious)
+                elif name[:1].islower():
+                    type_ = scope.member_type(scope.self_type(), name)
+                else:
+                    type_ = UNKNOWN
+            else:
+                type_ = UNKNOWN
+            continue
+        name = _text(child.children[0]) if child.type in ("attribute_call", "attribute_subscript") else _text(child)
+        out[child.id] = type_ if name == "new" and type_ != UNKNOWN else scope.owner(type_, name)
+        if before is not None:
+            before[child.id] = type_
+        if name == "new" or child.type == "attribute_subscript":
+            type_ = type_ if name == "new" else UNKNOWN
+        else:
+            type_ = scope.member_type(type_, name)
+    return out
