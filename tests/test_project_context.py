@@ -223,6 +223,7 @@ CLASSIC_UI = {
     ("\tget_tree().change_scene(\"x\")\n", ".change_scene", "call", "SceneTree"),   # engine return type
     ("\tunknown.scancode = 1\n", ".scancode", "property", "?"),
     ("\tLogger.new()\n", "Logger", "identifier", "project:ui.gd"),                # the script's own constant
+    ("\tget_parent().rect_size = Vector2()\n", ".rect_size", "property", "Node"),  # a scene root's parent: unknown
     ("\tvar ui = preload(\"res://ui.tscn\").instance()\n\tui.rect_scale = Vector2()\n", ".rect_scale", "property",
      "Control"),                                                                    # an instanced scene's root
     ("\tvar k: ShortCut = ShortCut.NONE\n", "ShortCut", "type", "project:base.gd"),  # an inherited enum
@@ -279,3 +280,17 @@ def test_values_type_what_they_hold(corpus_home):
     found = {(c.cue, c.source): c.receiver for c in extract_cues("function", text, file_kind="gdscript", scope=scope)}
     assert found[(".pressed", "property")] == "CheckBox"   # a node below another member's node
     assert found[(".size", "property")] == "Viewport"      # a local typed by the chain it is read from
+
+
+def test_paths_up_from_a_scripted_node():
+    files = dict(CLASSIC_UI, **{
+        "check.gd": "extends CheckBox\n",
+        "ui.tscn": CLASSIC_UI["ui.tscn"].replace('type="CheckBox" parent="Panel"]',
+                                                 'type="CheckBox" parent="Panel"]\nscript = ExtResource( 2 )')
+                   .replace('[ext_resource path="res://ui.gd" type="Script" id=1]',
+                            '[ext_resource path="res://ui.gd" type="Script" id=1]\n'
+                            '[ext_resource path="res://check.gd" type="Script" id=2]')
+                   + '\n[node name="Label" type="Label" parent="Panel"]\n'})
+    nodes = context_of(files).scripts["check.gd"].nodes
+    assert nodes[".."] == ("Panel", None) and nodes["../Label"] == ("Label", None)
+    assert nodes["."] == ("CheckBox", "check.gd")

@@ -248,6 +248,8 @@ def value_type(node: ts.Node | None) -> str | None:
         name = _text(node.children[0])
         args = node.child_by_field_name("arguments")
         first = args.named_children[0] if args is not None and args.named_children else None
+        if name == "get_parent" and first is None:
+            return "node:.."
         if name == "get_node" and first is not None and first.type in ("string", "node_path"):
             return "node:" + _text(first).lstrip("@^").strip("\"'")
         if name in ("preload", "load") and first is not None and first.type == "string" and \
@@ -390,6 +392,7 @@ class _Node:
 
 
 _HEADER = re.compile(r"^\[(\w+)\s*(.*)\]\s*$")
+MAX_FAMILY = 60  # nodes under a scripted node's parent beyond which `../` paths are not listed
 _ATTR = re.compile(r'(\w+)\s*=\s*("(?:[^"\\]|\\.)*"|\w+\(\s*[^)]*\)|[^\s\]]+)')
 _RESOURCE_REF = re.compile(r'ExtResource\(\s*"?([^")\s]+)"?\s*\)')
 
@@ -457,6 +460,14 @@ def _attach_nodes(ctx: ProjectContext, scenes: dict[str, list[_Node]]) -> None:
                 continue
             prefix = "" if node.path == "." else node.path + "/"
             owner.nodes.setdefault(".", resolved[node.path])
+            parent = None if node.path == "." else (posixpath.dirname(node.path) or ".")
+            up = "" if parent in (None, ".") else parent + "/"
+            family = [o for o in nodes if parent is not None and (up == "" or o.path.startswith(up))]
+            if parent is not None and len(family) <= MAX_FAMILY:  # `$"../Sibling"`, `get_parent()`
+                owner.nodes.setdefault("..", resolved.get(parent, (None, None)))
+                for other in family:
+                    if other is not node and other.path != ".":
+                        owner.nodes.setdefault("../" + other.path[len(up):], resolved[other.path])
             for other in nodes:
                 if other is node:
                     continue

@@ -92,6 +92,9 @@ class Scope:
         expr = expr.strip()
         if expr.startswith("="):  # already a receiver type (a fragment's local, typed from its value)
             return expr[1:]
+        if expr == "node:..":  # `get_parent()`: the parent the scenes give, else what the reference says
+            found = self.node_type("..")
+            return found if found != UNKNOWN else "Node"
         if expr.startswith("node:"):
             return self.node_type(expr[5:])
         if expr.startswith("subnode:"):
