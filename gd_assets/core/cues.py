@@ -38,6 +38,14 @@ class _Cues:
         self.items: dict[tuple[str, str | None], Cue] = {}
         self.texts: set[str] = set()
         self.scope = scope
+        self._chains: dict[int, tuple[dict[int, str], dict[int, str]]] = {}
+
+    def chain(self, node: ts.Node) -> tuple[dict[int, str], dict[int, str]]:
+        """(owner, type read on) of each member of the attribute chain `node`, resolved once per chain."""
+        if node.id not in self._chains:
+            before: dict[int, str] = {}
+            self._chains[node.id] = (chain_receivers(node, self.scope, before), before)
+        return self._chains[node.id]
 
     def add(self, cue: str, source: str, receiver: str | None = None) -> None:
         cue = cue.strip()
@@ -220,7 +228,7 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
             receiver = None
             parent = node.parent
             if scope is not None and parent is not None and parent.type == "attribute" and parent.children[0] != node:
-                receiver = chain_receivers(parent, scope).get(node.id, UNKNOWN)  # `VoxelTool.MODE_ADD`
+                receiver = cues.chain(parent)[0].get(node.id, UNKNOWN)  # `VoxelTool.MODE_ADD`
             elif scope is not None and "_" in name:  # a constant: the script's chain, then the globals
                 receiver = scope.implicit_owner(name)
             elif scope is not None:  # the script's own `const Logger = preload(...)` before any class
@@ -324,8 +332,7 @@ def _walk(node: ts.Node):
 def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
     """`Input.is_action_pressed`, `Vector2.ZERO`, `position.clamp`: each base with its next member."""
     parts: list[tuple[str, ts.Node]] = []
-    read_on: dict[int, str] = {}
-    receivers = chain_receivers(node, cues.scope, read_on) if cues.scope is not None else {}
+    receivers, read_on = cues.chain(node) if cues.scope is not None else ({}, {})
     for child in node.children:
         if child.type in (".", "line_continuation", "comment"):
             continue

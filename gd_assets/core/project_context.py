@@ -50,16 +50,19 @@ class ProjectContext:
     scene_roots: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)  # scene -> (type, script)
     class_names: dict[tuple[str, str], str] = field(default_factory=dict)  # (root, class_name) -> scope
     names: dict[str, set[str]] = field(default_factory=dict)               # root -> every name the project defines
+    _roots: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # path -> root_of(path)
 
     # -- lookups ---------------------------------------------------------------------------------
 
     def root_of(self, path: str) -> str:
-        best = None
-        for root in self.config_versions:
-            if root == "" or path.startswith(root + "/"):
-                if best is None or len(root) > len(best):
+        """The folder of the nearest `project.godot` above `path` (asked for every name: kept per path)."""
+        if path not in self._roots:
+            best = None
+            for root in self.config_versions:
+                if (root == "" or path.startswith(root + "/")) and (best is None or len(root) > len(best)):
                     best = root
-        return best if best is not None else ""
+            self._roots[path] = best if best is not None else ""
+        return self._roots[path]
 
     def engine_version(self, path: str) -> str | None:
         """"3" or "4" from the `config_version` of the project the file belongs to, when known."""
