@@ -81,10 +81,30 @@ def print_show(doc: dict, out=sys.stdout) -> None:
         print(f"  {j['signal']}, migration {'needed' if j['migration_needed'] else 'not needed'}, "
               f"confidence {j['confidence']:.2f}  [{j['judge']}]", file=out)
         print(f"  {j['rationale']}", file=out)
+    if doc.get("rewrite") and (doc["rewrite"]["edits"] or doc["rewrite"]["manual"]):
+        r = doc["rewrite"]
+        print("\n--- Godot 4 rewrite ---", file=out)
+        for e in r["edits"]:
+            cite = (e["evidence"] or {}).get("title", "no corpus row")
+            print(f"  {e['start_line']}:{e['start_col']}  {e['old']!r} -> {e['new']!r}   [{e['rule']}; {cite}]", file=out)
+        for m in r["manual"]:
+            print(f"  by hand, lines {m['start_line']}-{m['end_line']}: {m['what']} ({m['why']})", file=out)
     if "lineage" in doc:
         print("\n--- lineage ---", file=out)
         for name, value in doc["lineage"].items():
             print(f"  {name}: {value}", file=out)
+
+
+def print_migration(doc: dict, out=sys.stdout) -> None:
+    kinds = ", ".join(f"{n} {k}" for k, n in doc["manual_by_kind"].items()) or "none"
+    print(f"{doc['project']}: {doc['files_changed']} files changed, {len(doc['edits'])} edits; "
+          f"left to do by hand: {len(doc['manual'])} ({kinds})", file=out)
+    for f in doc["files"][:40]:
+        note = f"  ({f['problem']})" if f["problem"] else ""
+        print(f"  {f['path']}: {f['edits']} edits, {sum(f['manual'].values())} manual{note}", file=out)
+    if len(doc["files"]) > 40:
+        print(f"  … {len(doc['files']) - 40} more files (see --json)", file=out)
+    print(f"  migrated copy: {doc['out']}\n  patch: {doc['patch']}", file=out)
 
 
 def print_verdict(doc: dict, out=sys.stdout) -> None:
@@ -131,6 +151,11 @@ def cmd_fragments(args) -> int:
 def cmd_analyze(args) -> int:
     name = orchestrate.analyze(args.source, args.project, args.request, args.judge)
     return emit(views.verdict_document(name), args.json, print_verdict)
+
+
+def cmd_migrate(args) -> int:
+    name, facts = orchestrate.migrate(args.source, args.project, args.out, args.patch, args.judge)
+    return emit(views.migration_document(name, facts), args.json, print_migration)
 
 
 def cmd_show(args) -> int:
@@ -228,6 +253,12 @@ def parser() -> argparse.ArgumentParser:
                 ("source", source_help))
     p.add_argument("--project", help="project name (default: from the source's name)")
     p.add_argument("--request", help="the analysis request (default: find Godot 3 / 4 evidence)")
+    p.add_argument("--judge", choices=judge_names(), help=judge_help)
+    p = command("migrate", cmd_migrate, "analyse if needed, then write the Godot 4 copy of a project and its patch",
+                ("source", source_help))
+    p.add_argument("--project", help="project name (default: from the source's name)")
+    p.add_argument("--out", help="folder for the migrated copy (default: <home>/migrations/<project>)")
+    p.add_argument("--patch", help="where to write the unified diff (default: <home>/migrations/<project>.patch)")
     p.add_argument("--judge", choices=judge_names(), help=judge_help)
     command("show", cmd_show, "the debug view of one fragment: tracking, body, cues, candidates",
             ("project", None), ("key", "fragment key, e.g. mini-dodge/player.gd::_process"))

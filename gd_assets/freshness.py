@@ -2,7 +2,8 @@
 
 Evidence is made from the fragment's text, its project's context (`project_symbols`), the request,
 the corpus, the index and the retrieval parameters; a judgement from the fragment's text, the evidence it read (its data version) and the
-judge (name, model, rules or prompt version). A row whose recorded inputs differ from today's is
+judge (name, model, rules or prompt version); a rewrite from the fragment's text, its judgement, its
+project's context and the rewrite rules with the corpus they cite. A row whose recorded inputs differ from today's is
 stale. The same definitions give Dagster its data versions and lineage tags, the command line its
 list of fragments to redo, and `status` its stale count.
 """
@@ -20,6 +21,7 @@ from gd_assets.core.cues import DEFAULT_REQUEST
 from gd_assets.core.embedding import QUERY_MAX_TOKENS
 from gd_assets.core.judges import JudgeIdentity
 from gd_assets.core.retrieval import RetrievalParams
+from gd_assets.core.rewrite import REWRITE_VERSION
 from gd_assets.resources import JudgeBackend, RetrievalIndex
 
 PARAMS = RetrievalParams()
@@ -99,6 +101,26 @@ def stale_judgements(project: str, judge: JudgeIdentity) -> list[str]:
         "WHERE f.project = ? AND (j.key IS NULL OR j.content_hash IS DISTINCT FROM f.content_hash "
         f"OR j.evidence_version IS DISTINCT FROM e.data_version OR {differs}) ORDER BY f.path, f.ordinal",
         [project, *params])["key"].to_list()
+
+
+def rewrite_version(corpus_version: str | None) -> str:
+    """What a rewrite is made from besides the fragment, its judgement and its context: the rules and the corpus."""
+    return f"{REWRITE_VERSION}|{corpus_version or '-'}"
+
+
+def rewrite_data_version(content_hash: str, edits: str, manual: str) -> str:
+    return _hash(content_hash, edits, manual)
+
+
+def stale_rewrites(project: str, version: str) -> list[str]:
+    """Judged fragments of `project` whose rewrite is missing or made from other text, another
+    judgement (migration needed or not), another project context or other rules, in file order."""
+    return store.query(
+        "SELECT f.key FROM fragments f JOIN judgements j ON j.key = f.key AND j.content_hash = f.content_hash "
+        "LEFT JOIN rewrites r ON r.key = f.key LEFT JOIN project_contexts c ON c.project = f.project "
+        "WHERE f.project = ? AND (r.key IS NULL OR r.content_hash IS DISTINCT FROM f.content_hash "
+        "OR r.migration_needed IS DISTINCT FROM j.migration_needed OR r.context_version IS DISTINCT FROM c.version "
+        "OR r.rewrite_version IS DISTINCT FROM ?) ORDER BY f.path, f.ordinal", [project, version])["key"].to_list()
 
 
 def stale_judged(project: str, now: EvidenceInputs, judge: JudgeIdentity) -> list[str]:

@@ -6,6 +6,7 @@ one freshness rule (`gd_assets.freshness`); fragment runs cover contiguous block
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,12 +20,21 @@ from gd_assets import home, store
 from gd_assets.assets.evidence import fragment_evidence
 from gd_assets.assets.fragments import fragments
 from gd_assets.assets.judgement import fragment_judgement
+from gd_assets.assets.migration import default_paths, project_migration
 from gd_assets.assets.project_symbols import project_symbols
+from gd_assets.assets.rewrite import fragment_rewrite
 from gd_assets.assets.sources import project_sources
 from gd_assets.assets.verdict import project_verdict
 from gd_assets.core.ingest import default_project_name, project_slug
 from gd_assets.definitions import project_assets, project_resources
-from gd_assets.freshness import current_evidence_inputs, judge_backend, stale_evidence, stale_judgements
+from gd_assets.freshness import (
+    current_evidence_inputs,
+    judge_backend,
+    rewrite_version,
+    stale_evidence,
+    stale_judgements,
+    stale_rewrites,
+)
 from gd_assets.partitions import fragments_partitions, projects_partitions
 from gd_assets.status import close_dead_runs, fragment_states, run_tags
 
@@ -149,29 +159,56 @@ def run_judgement(project: str, judge: str | None = None) -> int:
     return _fragment_run(fragment_judgement, with_unmaterialised(project, "fragment_judgement", stale), judge=judge)
 
 
+def run_rewrite(project: str) -> int:
+    """Rewrites for the judged fragments whose rewrite is stale or unrecorded; returns how many."""
+    version = rewrite_version(project_resources["retrieval_index"].corpus_version())
+    stale = stale_rewrites(project, version)
+    judged = set(store.query("SELECT j.key FROM judgements j JOIN fragments f ON f.key = j.key "
+                             "AND f.content_hash = j.content_hash WHERE f.project = ?", [project])["key"].to_list())
+    keys = [k for k in with_unmaterialised(project, "fragment_rewrite", stale) if k in judged]
+    return _fragment_run(fragment_rewrite, keys)
+
+
 def run_verdict(project: str) -> None:
     materialize([project_verdict], partition_key=project)
 
 
+def run_migration(project: str, out: str | None = None, patch: str | None = None) -> dict:
+    """Write the migrated copy, the patch and the summary; returns the summary."""
+    config = {k: v for k, v in (("out", out), ("patch", patch)) if v}
+    materialize([project_migration], partition_key=project,
+                run_config={"ops": {"project_migration": {"config": config}}} if config else None)
+    patch_path = Path(patch).expanduser().resolve() if patch else default_paths(project)[1]
+    return json.loads(patch_path.with_suffix(".json").read_text())
+
+
 def analyze(source: str, project: str | None = None, request: str | None = None, judge: str | None = None) -> str:
-    """The whole pipeline: sources -> fragments -> evidence -> judgement -> verdict; redoes only what is stale."""
+    """The whole pipeline: sources -> fragments -> evidence -> judgement -> rewrite -> verdict; redoes only what is stale."""
     judge_backend(judge).identity()  # a judge with missing options fails here, before any work
     name = ingest_and_slice(source, project)
     run_evidence(name, request)
     run_judgement(name, judge)
+    run_rewrite(name)
     run_verdict(name)
     return name
 
 
+def migrate(source: str, project: str | None = None, out: str | None = None, patch: str | None = None,
+            judge: str | None = None) -> tuple[str, dict]:
+    """Analyse (only what is stale), then write the migrated copy; the source is never written to."""
+    name = analyze(source, project, judge=judge)
+    return name, run_migration(name, out, patch)
+
+
 def resume(project: str, judge: str | None = None) -> dict:
-    """Close dead runs, then materialise only missing or failed fragments (evidence, judgement), then the verdict."""
+    """Close dead runs, then materialise only missing or failed fragments (evidence, judgement, rewrite), then the verdict."""
     inst = instance()
     closed = close_dead_runs(inst)
     keys = store.project_fragments(project)["key"].to_list()
     if not keys:
         raise PipelineError(f"project {project!r} has no fragments: run `gd-assets analyze` first")
     todo = {}
-    for asset in (fragment_evidence, fragment_judgement):
+    for asset in (fragment_evidence, fragment_judgement, fragment_rewrite):
         name = asset.key.to_user_string()
         states = fragment_states(inst, name, keys)
         todo[name] = _fragment_run(asset, [k for k in keys if states[k] in UNFINISHED], judge=judge)

@@ -136,6 +136,24 @@ TABLES: dict[str, str] = {
             judged_at TIMESTAMP NOT NULL,
             evidence_version VARCHAR          -- data version of the evidence that was judged
         )""",
+    "rewrites": """
+        CREATE TABLE IF NOT EXISTS rewrites (
+            key VARCHAR PRIMARY KEY,          -- fragment key
+            project VARCHAR NOT NULL,
+            path VARCHAR NOT NULL,
+            start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            content_hash VARCHAR NOT NULL,    -- of the fragment text that was rewritten
+            migration_needed BOOLEAN NOT NULL,-- the judgement it followed (no edits when false)
+            context_version VARCHAR,          -- of the project context its receivers came from
+            rewrite_version VARCHAR NOT NULL, -- rules and corpus version
+            edits VARCHAR NOT NULL,           -- JSON [{start_line, start_col, end_line, end_col, old, new, rule, evidence, confidence}]
+            manual VARCHAR NOT NULL,          -- JSON [{kind, start_line, end_line, what, why, evidence}]
+            edit_count INTEGER NOT NULL,
+            manual_count INTEGER NOT NULL,
+            new_text VARCHAR NOT NULL,        -- the fragment with its edits applied
+            rewritten_at TIMESTAMP NOT NULL
+        )""",
     "verdicts": """
         CREATE TABLE IF NOT EXISTS verdicts (
             project VARCHAR PRIMARY KEY,
@@ -151,7 +169,7 @@ TABLES: dict[str, str] = {
 
 KEYS: dict[str, str] = {"projects": "project", "files": "id", "fragments": "key", "evidence": "key",
                         "project_symbols": "id", "project_contexts": "project",
-                        "candidates": "id", "judgements": "key", "verdicts": "project"}
+                        "candidates": "id", "judgements": "key", "rewrites": "key", "verdicts": "project"}
 
 # Columns added after the first release: a store written before them gets them on first use.
 MIGRATIONS = (
@@ -205,6 +223,12 @@ POLARS: dict[str, dict[str, pl.DataType]] = {
         "index_version": pl.String, "retrieval_version": pl.String, "judged_at": pl.Datetime,
         "evidence_version": pl.String,
     },
+    "rewrites": {
+        "key": pl.String, "project": pl.String, "path": pl.String, "start_line": pl.Int32, "end_line": pl.Int32,
+        "content_hash": pl.String, "migration_needed": pl.Boolean, "context_version": pl.String,
+        "rewrite_version": pl.String, "edits": pl.String, "manual": pl.String, "edit_count": pl.Int32,
+        "manual_count": pl.Int32, "new_text": pl.String, "rewritten_at": pl.Datetime,
+    },
     "verdicts": {
         "project": pl.String, "verdict": pl.String, "confidence": pl.Float64, "explanation": pl.String,
         "summary": pl.String, "judged": pl.Int32, "unjudged": pl.Int32, "computed_at": pl.Datetime,
@@ -250,7 +274,7 @@ def delete_project(project: str) -> None:
     with duck.connect(db_path()) as con:
         create_tables(con)
         con.execute("BEGIN")
-        for table in ("candidates", "evidence", "judgements", "fragments", "project_symbols", "project_contexts",
+        for table in ("candidates", "evidence", "judgements", "rewrites", "fragments", "project_symbols", "project_contexts",
                       "files", "verdicts", "projects"):
             con.execute(f"DELETE FROM {table} WHERE project = ?", [project])
         con.execute("COMMIT")
@@ -303,6 +327,12 @@ def evidence_by_key(keys: Sequence[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
     cands = query("SELECT * FROM candidates WHERE key IN (SELECT unnest(?::VARCHAR[])) ORDER BY key, rank",
                   [list(keys)])
     return ev, cands
+
+
+def project_rewrites(project: str) -> pl.DataFrame:
+    """The rewrites of a project's current fragments (same text as rewritten), in file order."""
+    return query("SELECT r.* FROM rewrites r JOIN fragments f ON f.key = r.key AND f.content_hash = r.content_hash "
+                 "WHERE r.project = ? ORDER BY f.path, f.ordinal", [project])
 
 
 def project_row(project: str) -> dict | None:

@@ -64,6 +64,11 @@ def show_document(project: str, key: str, now: EvidenceInputs | None = None, jud
             "rationale": j["rationale"], "related": json.loads(j["related"]), "evidence": json.loads(j["evidence"]),
             "legend": json.loads(j["legend"]), "judge": j["judge"], "model": j["model"],
         }
+    rewritten = store.query("SELECT * FROM rewrites WHERE key = ? AND content_hash = ?",
+                            [key, frag["content_hash"]]).to_dicts()
+    if rewritten:
+        r = rewritten[0]
+        doc["rewrite"] = {"edits": json.loads(r["edits"]), "manual": json.loads(r["manual"]), "new_text": r["new_text"]}
     if ev:
         lineage = {f: ev[0][f] for f in ("corpus_version", "index_version", "retrieval_version")}
         now = now or current_evidence_inputs()
@@ -94,6 +99,20 @@ def verdict_document(project: str) -> dict:
     return {"project": project, "verdict": row["verdict"], "confidence": row["confidence"],
             "counts": summary["counts"], "explanation": row["explanation"], "folders": summary["folders"],
             "files": summary["files"], "fragments": frags, "excluded": _excluded(project)}
+
+
+def migration_document(project: str, facts: dict) -> dict:
+    """The `migrate --json` document: where the copy went, and every edit and manual item with its fragment."""
+    edits, manual = [], []
+    for row in store.project_rewrites(project).to_dicts():
+        for e in json.loads(row["edits"]):
+            edits.append({"key": row["key"], "path": row["path"], **{k: e[k] for k in (
+                "start_line", "start_col", "end_line", "end_col", "old", "new", "rule", "evidence", "confidence")}})
+        for m in json.loads(row["manual"]):
+            manual.append({"key": row["key"], "path": row["path"], **m})
+    return {"project": project, "out": facts["out"], "patch": facts["patch"], "files_changed": facts["files_changed"],
+            "edits": edits, "manual": manual, "manual_by_kind": facts["manual_by_kind"], "files": facts["files"],
+            "problems": facts["problems"]}
 
 
 def status_document(project: str, now: EvidenceInputs | None = None, judge: JudgeIdentity | None = None) -> dict:

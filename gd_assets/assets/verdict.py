@@ -1,4 +1,5 @@
-"""`project_verdict`: judgements rolled up fragment -> file -> folder -> project, plus the report."""
+"""`project_verdict`: judgements rolled up fragment -> file -> folder -> project, plus the report (with
+each fragment's Godot 4 diff and manual items when its rewrite is current)."""
 
 import datetime as dt
 import json
@@ -8,6 +9,7 @@ import dagster as dg
 from gd_assets import home, store
 from gd_assets.assets.judgement import fragment_judgement
 from gd_assets.assets.metadata import md_table
+from gd_assets.assets.rewrite import fragment_rewrite
 from gd_assets.core.aggregate import roll_up
 from gd_assets.core.report import html_page, markdown
 from gd_assets.partitions import projects_partitions
@@ -17,15 +19,18 @@ def current_judgements(project: str) -> tuple[list[dict], int]:
     """Judgements of the project's current fragments (same text as judged), and how many lack one."""
     rows = store.query(
         "SELECT f.key, f.path, f.start_line, f.end_line, f.dump_start_line, f.dump_end_line, f.kind, f.text, "
-        "j.signal, j.migration_needed, j.confidence, j.rationale, j.evidence, j.content_hash = f.content_hash AS fresh "
-        "FROM fragments f LEFT JOIN judgements j ON j.key = f.key WHERE f.project = ? "
+        "j.signal, j.migration_needed, j.confidence, j.rationale, j.evidence, j.content_hash = f.content_hash AS fresh, "
+        "r.new_text, r.manual "
+        "FROM fragments f LEFT JOIN judgements j ON j.key = f.key "
+        "LEFT JOIN rewrites r ON r.key = f.key AND r.content_hash = f.content_hash "
+        "AND r.migration_needed IS NOT DISTINCT FROM j.migration_needed WHERE f.project = ? "
         "ORDER BY f.dump_start_line NULLS LAST, f.path, f.ordinal", [project]).to_dicts()
     judged = [r for r in rows if r["signal"] is not None and r["fresh"]]
     return judged, len(rows) - len(judged)
 
 
 UNIQUE_CHECK = "project_rows_unique"
-PROJECT_TABLES = ("files", "fragments", "evidence", "candidates", "judgements")
+PROJECT_TABLES = ("files", "fragments", "evidence", "candidates", "judgements", "rewrites")
 
 
 def duplicate_ids(project: str) -> dict[str, int]:
@@ -40,7 +45,8 @@ def duplicate_ids(project: str) -> dict[str, int]:
 
 @dg.asset(
     partitions_def=projects_partitions,
-    deps=[dg.AssetDep(fragment_judgement, partition_mapping=dg.AllPartitionMapping())],
+    deps=[dg.AssetDep(fragment_judgement, partition_mapping=dg.AllPartitionMapping()),
+          dg.AssetDep(fragment_rewrite, partition_mapping=dg.AllPartitionMapping())],
     check_specs=[dg.AssetCheckSpec(UNIQUE_CHECK, asset="project_verdict",
                                    description="No two rows of this project's tables share an id.")],
     group_name="projects",

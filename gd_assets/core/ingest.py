@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 import unicodedata
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
@@ -623,6 +623,47 @@ def ingest(source: str | Path, name: str | None = None, options: IngestOptions |
     files.sort(key=lambda f: f.path)
     log.info("%s: %d files, %d included", origin, len(files), sum(f.included for f in files))
     return Project(given or _slug_or_error(_source_stem(stem)), origin, kind, revision, files)
+
+
+def raw_files(source: str, source_kind: str) -> Iterator[tuple[str, Callable[[], bytes]]]:
+    """Every file of a folder, zip or git source as (path, reader of its bytes), under the rules of
+    reading it: no `.git`, no symlink leaving the project, no zip entry escaping it. A dump has no
+    files besides its text, so it yields nothing. Used to copy a project, never to analyse it."""
+    if source_kind == "folder":
+        yield from _raw_folder(Path(source))
+    elif source_kind == "zip":
+        with zipfile.ZipFile(source) as zf:
+            entries = [i for i in zf.infolist() if not i.is_dir() and not _zip_entry_is_symlink(i)
+                       and not i.flag_bits & 0x1]
+            safe = {id(i): _safe_relative(i.filename) for i in entries}
+            wrapper = _zip_wrapper([p for p in safe.values() if p])
+            for info in entries:
+                path = safe[id(info)]
+                if path is not None:
+                    yield (path.removeprefix(wrapper) if wrapper else path), (lambda info=info: zf.read(info))
+    elif source_kind == "git":
+        with tempfile.TemporaryDirectory(prefix="gd-assets-clone-") as tmp:
+            dest = Path(tmp) / "repo"
+            result = _git(["clone", "--template=", "--depth", "1", "--no-recurse-submodules", "--quiet", "--",
+                           source, str(dest)])
+            if result.returncode != 0:
+                raise IngestError(f"cannot clone {source} again to copy its files: {result.stderr.strip()[-200:]}")
+            yield from _raw_folder(dest)
+
+
+def _raw_folder(root: Path) -> Iterator[tuple[str, Callable[[], bytes]]]:
+    real_root = os.path.realpath(root)
+    for folder, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d != ".git" and not os.path.islink(os.path.join(folder, d)))
+        for filename in sorted(filenames):
+            full = os.path.join(folder, filename)
+            if filename == ".git" or not _is_inside(os.path.realpath(full), real_root):
+                continue
+            if not os.path.isfile(full):
+                continue
+            relative, problem = _display_path(Path(os.path.relpath(full, root)).as_posix())
+            if problem is None:
+                yield relative, (lambda full=full: Path(full).read_bytes())
 
 
 def _slug_or_error(text: str) -> str:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from typing import Mapping, Sequence
 
 from gd_assets.core.places import place
+from gd_assets.core.rewrite import fragment_diff
 
 COLORS = {"godot3": "#d9534f", "godot4": "#3c8dbc", "neutral": "#bbbbbb"}
 
@@ -14,6 +16,24 @@ COLORS = {"godot3": "#d9534f", "godot4": "#3c8dbc", "neutral": "#bbbbbb"}
 def _evidence(f: Mapping) -> list[dict]:
     value = f.get("evidence")
     return json.loads(value) if isinstance(value, str) else list(value or [])
+
+
+def _manual(f: Mapping) -> list[dict]:
+    value = f.get("manual")
+    return json.loads(value) if isinstance(value, str) else list(value or [])
+
+
+def _diff(f: Mapping) -> str:
+    new = f.get("new_text")
+    return fragment_diff(f, new) if new is not None and new != f["text"] else ""
+
+
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def inline(text: str) -> str:
+    """HTML of a sentence whose `backticked` parts are code."""
+    return _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", html.escape(text))
 
 
 def markdown(summary: Mapping, fragments: Sequence[Mapping]) -> str:
@@ -34,7 +54,15 @@ def markdown(summary: Mapping, fragments: Sequence[Mapping]) -> str:
         ev = _evidence(f)
         if ev:
             lines += [f"- ({e['n']}) {e['table']}: {e['title']}" for e in ev] + [""]
-        lines += ["```gdscript", f["text"], "```", ""]
+        diff = _diff(f)
+        if diff:
+            lines += ["Godot 4 rewrite:", "", "```diff", diff, "```", ""]
+        else:
+            lines += ["```gdscript", f["text"], "```", ""]
+        manual = _manual(f)
+        if manual:
+            lines += ["Left to do by hand:", ""] + [
+                f"- lines {m['start_line']}-{m['end_line']} ({m['kind']}): {m['what']}. {m['why']}" for m in manual] + [""]
     return "\n".join(lines)
 
 
@@ -44,6 +72,15 @@ def _bar(f: Mapping) -> str:
         f'<span style="width:{100 * f[s] / total:.1f}%;background:{COLORS[s]}" title="{s}: {f[s]}"></span>'
         for s in ("godot3", "godot4", "neutral") if f[s])
     return f'<div class="bar">{parts}</div>'
+
+
+def _diff_html(diff: str) -> str:
+    out = []
+    for line in diff.split("\n"):
+        cls = "add" if line.startswith("+") and not line.startswith("+++") else (
+            "del" if line.startswith("-") and not line.startswith("---") else "")
+        out.append(f"<span class='{cls}'>{html.escape(line)}</span>" if cls else html.escape(line))
+    return "\n".join(out)
 
 
 def html_page(summary: Mapping, fragments: Sequence[Mapping]) -> str:
@@ -57,20 +94,28 @@ def html_page(summary: Mapping, fragments: Sequence[Mapping]) -> str:
     for f in fragments:
         if not f["migration_needed"]:
             continue
-        ev = "".join(f"<li>({e['n']}) {esc(e['table'])}: {esc(e['title'])}</li>" for e in _evidence(f))
+        ev = "".join(f"<li>({e['n']}) {esc(e['table'])}: {inline(e['title'])}</li>" for e in _evidence(f))
+        diff = _diff(f)
+        body = (f"<p>Godot 4 rewrite:</p><pre class='diff'>{_diff_html(diff)}</pre>" if diff
+                else f"<pre>{esc(f['text'])}</pre>")
+        manual = "".join(f"<li>lines {m['start_line']}-{m['end_line']} ({esc(m['kind'])}): {inline(m['what'])}. "
+                         f"{inline(m['why'])}</li>" for m in _manual(f))
         items.append(
             f"<section><h3>{esc(place(f))}</h3><p><code>{esc(f['key'])}</code> — {esc(f['signal'])}, "
-            f"confidence {f['confidence']:.2f}</p><p>{esc(f['rationale'])}</p>"
-            f"{'<ul>' + ev + '</ul>' if ev else ''}<pre>{esc(f['text'])}</pre></section>")
+            f"confidence {f['confidence']:.2f}</p><p>{inline(f['rationale'])}</p>"
+            f"{'<ul>' + ev + '</ul>' if ev else ''}{body}"
+            f"{'<p>Left to do by hand:</p><ul>' + manual + '</ul>' if manual else ''}</section>")
     style = ("body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
              "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3em;text-align:left}"
              ".bar{display:flex;width:14em;height:.9em;background:#eee}.bar span{display:block;height:100%}"
-             "pre{background:#f6f6f6;padding:.6em;overflow:auto}section{border-top:1px solid #ccc;margin-top:1em}")
+             "pre{background:#f6f6f6;padding:.6em;overflow:auto}section{border-top:1px solid #ccc;margin-top:1em}"
+             ".diff .add{background:#e6ffec}.diff .del{background:#ffebe9}"
+             "code{background:#f0f0f0;padding:0 .2em}")
     legend = " ".join(f'<span style="color:{v}">■</span> {k}' for k, v in COLORS.items())
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>Migration report: {esc(summary['project'])}"
             f"</title><style>{style}</style></head><body><h1>Migration report: {esc(summary['project'])}</h1>"
             f"<p><b>Verdict: {esc(summary['verdict'])}</b> (confidence {summary['confidence']:.2f})</p>"
-            f"<p>{esc(summary['explanation'])}</p><p>{c['fragments']} fragments: {c['godot3']} Godot 3, "
+            f"<p>{inline(summary['explanation'])}</p><p>{c['fragments']} fragments: {c['godot3']} Godot 3, "
             f"{c['godot4']} Godot 4, {c['neutral']} neutral; {c['migration_needed']} need migration.</p>"
             f"<h2>Files</h2><p>{legend}</p><table><tr><th>file</th><th>verdict</th><th>signals</th><th>G3</th>"
             f"<th>G4</th><th>neutral</th><th>migration</th></tr>{rows}</table>"

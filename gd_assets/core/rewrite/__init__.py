@@ -1,0 +1,28 @@
+"""The migration rewrite: the Godot 4 text of each fragment, each edit with the rule and the corpus row
+it rests on, and what is left to people (see gdscript.py for GDScript, config.py for scenes and
+project.godot, rules.py for what the corpus allows)."""
+
+from __future__ import annotations
+
+from gd_assets.core.receivers import Scope
+from gd_assets.core.rewrite.config import rewrite_config
+from gd_assets.core.rewrite.edits import Edit, FragmentRewrite, Manual, apply_edits, fragment_diff
+from gd_assets.core.rewrite.gdscript import rewrite_gdscript
+from gd_assets.core.rewrite.rules import RewriteRules, load_rules
+
+REWRITE_VERSION = "rewrite-1"
+GD_KINDS = {"declaration", "function", "function_part", "class"}
+
+
+def rewrite_fragment(kind: str, text: str, start_line: int, file_kind: str | None, scope: Scope | None,
+                     rules: RewriteRules) -> FragmentRewrite:
+    """The rewrite of one fragment, whatever its file kind; comments and unparsed text stay as they are."""
+    if file_kind == "gdscript" and kind in GD_KINDS:
+        return rewrite_gdscript(text, start_line, scope, rules)
+    if file_kind in ("scene", "resource", "project"):
+        return rewrite_config(kind, text, start_line, rules, file_kind, scope)
+    return FragmentRewrite(text=text)
+
+
+__all__ = ["REWRITE_VERSION", "Edit", "FragmentRewrite", "Manual", "RewriteRules", "apply_edits", "fragment_diff",
+           "load_rules", "rewrite_config", "rewrite_fragment", "rewrite_gdscript"]

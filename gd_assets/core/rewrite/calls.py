@@ -1,0 +1,434 @@
+"""Calls whose shape changed: yield, connect and other Callables, move_and_slide, JSON, xform."""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+
+from gd_assets.core.receivers import UNKNOWN
+from gd_assets.core.rewrite.tree import IDENT, args_of, string_value, text_of
+
+MOVE_ARGS = ("velocity", "up_direction", "floor_stop_on_slope", "max_slides", "floor_max_angle")
+# Godot 4's defaults for the same properties: an argument equal to one is not set again.
+MOVE_DEFAULTS = {"up_direction": ("Vector2.UP", "Vector3.UP", "Vector2(0, -1)", "Vector3(0, 1, 0)"),
+                 "floor_stop_on_slope": ("true",), "max_slides": ("4",), "floor_max_angle": ("0.785398", "deg2rad(45)")}
+
+
+class CallRules:
+    """Calls whose shape changed: yield, connect and other Callables, move_and_slide, JSON, xform."""
+
+    def call_yield(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        if chain is not None:
+            return False
+        args = args_of(call)
+        signal = string_value(args[1]) if len(args) == 2 else None
+        if signal is None or not IDENT.match(signal):
+            self.manual_item(call, "yield", "yield without an object and a signal name",
+                             "Godot 4 awaits a signal or a coroutine: `await obj.signal` / `await f()`",
+                             self.rules.cite("yield"))
+            return True
+        target = self.render(args[0])
+        if args[0].type not in ("identifier", "attribute", "call", "get_node", "parenthesized_expression"):
+            target = f"({target})"
+        if signal == "completed" and args[0].type in ("call", "attribute"):
+            new = f"await {target}"
+        else:
+            signal, _ = self.signal_name(signal, self.type_of(args[0]))
+            new = f"await {target}.{signal}"
+        self.replace(call, new, "yield_to_await", self.rules.cite("yield"))
+        return True
+
+    def callable_of(self, target: ts.Node, method: ts.Node, binds: list[ts.Node] | ts.Node | None = None) -> str:
+        """`target, "m"` as a Godot 4 Callable: `self.m`, `obj.m`, else `Callable(target, m)`; binds
+        (a list of values, an array literal, or an array expression) as `.bind(...)` / `.bindv(...)`."""
+        name = string_value(method)
+        target_text = self.render(target)
+        if name is not None and IDENT.match(name) and target_text == "self":
+            out = f"self.{name}"
+        elif name is not None and IDENT.match(name) and target.type in ("identifier", "attribute", "get_node"):
+            out = f"{target_text}.{name}"
+        else:
+            out = f"Callable({target_text}, {self.render(method)})"
+        if isinstance(binds, list):
+            return out + (f".bind({', '.join(self.render(b) for b in binds)})" if binds else "")
+        if binds is not None and binds.type == "array":
+            values = [c for c in binds.named_children if c.type != "comment"]
+            return out + (f".bind({', '.join(self.render(b) for b in values)})" if values else "")
+        if binds is not None:
+            return out + f".bindv({self.render(binds)})"
+        return out
+
+    def _signal_call(self, call: ts.Node, chain: ts.Node | None, owner: str, method: str) -> bool:
+        """`connect("sig", target, "m", [binds], flags)` -> `sig.connect(target.m.bind(binds), flags)`."""
+        args = args_of(call)
+        if len(args) < 3 or self.engine_receiver(owner) is False:
+            return False
+        signal = string_value(args[0])
+        callable_ = self.callable_of(args[1], args[2], args[3] if len(args) > 3 else None)
+        rest = [self.render(a) for a in args[4:]] if method == "connect" else []
+        rule = "connect_binds" if len(args) > 3 else method
+        if signal is not None and IDENT.match(signal):
+            holder = self.scope.self_type() if chain is None and self.scope is not None else (
+                self.type_of(chain.children[0]) if chain is not None and len(chain.children) == 3 else UNKNOWN)
+            signal, _ = self.signal_name(signal, holder)
+            new = f"{signal}.{method}({', '.join([callable_, *rest])})"
+        else:
+            new = f"{method}({', '.join([self.render(args[0]), callable_, *rest])})"
+        self.replace(call, new, "signal_callable", self.rules.cite(rule))
+        return True
+
+    def call_connect(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._signal_call(call, chain, owner, "connect")
+
+    def call_disconnect(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._signal_call(call, chain, owner, "disconnect")
+
+    def call_is_connected(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._signal_call(call, chain, owner, "is_connected")
+
+    def call_funcref(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        args = args_of(call)
+        if chain is not None or len(args) != 2:
+            return False
+        self.replace(call, self.callable_of(args[0], args[1]), "funcref_callable", self.rules.cite("funcref"))
+        return True
+
+    def _undo_method(self, call: ts.Node, chain: ts.Node | None, owner: str, name: str) -> bool:
+        """`undo_redo.add_do_method(obj, "m", a, b)` -> `add_do_method(obj.m.bind(a, b))`."""
+        args = args_of(call)
+        if chain is None or len(args) < 2 or string_value(args[1]) is None or owner not in ("UndoRedo", UNKNOWN):
+            return False
+        new = f"{name}({self.callable_of(args[0], args[1], args[2:])})"
+        self.replace(call, new, "undo_redo_callable", self.rules.cite("undo_redo"), 0.85)
+        return True
+
+    def call_to_json(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        if chain is not None or len(args_of(call)) != 1:
+            return False
+        self.replace(call.children[0], "JSON.stringify", "json_static", self.rules.cite("to_json"))
+        return True
+
+    def call_parse_json(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        if chain is not None or len(args_of(call)) != 1:
+            return False
+        self.replace(call.children[0], "JSON.parse_string", "json_static", self.rules.cite("parse_json"))
+        return True
+
+    def call_xform(self, call: ts.Node, chain: ts.Node | None, owner: str, inverse: bool = False) -> bool:
+        """`t.xform(v)` -> `t * v`; `t.xform_inv(v)` -> `v * t` (Transform, Transform2D, Basis)."""
+        args = args_of(call)
+        if chain is None or len(chain.children) < 3 or len(args) != 1 or \
+                owner not in ("Transform", "Transform2D", "Basis", UNKNOWN):
+            return False
+        base = self.render_until(chain, call)
+        value = self.render(args[0])
+        if args[0].type not in ("identifier", "attribute", "call", "get_node"):
+            value = f"({value})"
+        new = f"{value} * {base}" if inverse else f"{base} * {value}"
+        if chain.parent is not None and chain.parent.type not in ("expression_statement", "variable_statement",
+                                                                   "assignment", "return_statement",
+                                                                   "arguments", "augmented_assignment"):
+            new = f"({new})"
+        if chain.children[-1].id != call.id:
+            return False
+        self.replace(chain, new, "xform_operator", self.rules.cite("xform_inv" if inverse else "xform"), 0.85)
+        return True
+
+    def call_xform_inv(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self.call_xform(call, chain, owner, inverse=True)
+
+    def call_Basis(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`Basis(Vector3(x, y, z))` (Euler angles in Godot 3) -> `Basis.from_euler(Vector3(x, y, z))`."""
+        args = args_of(call)
+        if chain is not None or len(args) != 1 or args[0].type != "call" or text_of(args[0].children[0]) != "Vector3":
+            return False
+        self.replace(call.children[0], "Basis.from_euler", "basis_from_euler", self.rules.cite("basis_euler"), 0.85)
+        return True
+
+    def call_start(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`thread.start(self, "m", data, priority)` -> `thread.start(self.m.bind(data), priority)` on a Thread."""
+        args = args_of(call)
+        if chain is None or owner != "Thread" or len(args) < 2:
+            return False
+        callable_ = self.callable_of(args[0], args[1], args[2:3])
+        rest = [self.render(a) for a in args[3:]]
+        self.replace(call, f"start({', '.join([callable_, *rest])})", "thread_callable",
+                     self.rules.cite("thread_start"), 0.85)
+        return True
+
+    def call_sort_custom(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`array.sort_custom(obj, "cmp")` -> `array.sort_custom(obj.cmp)`."""
+        args = args_of(call)
+        if len(args) != 2 or owner not in ("Array", UNKNOWN):
+            return False
+        self.replace(call, f"sort_custom({self.callable_of(args[0], args[1])})", "sort_custom_callable",
+                     self.rules.cite("sort_custom"), 0.85)
+        return True
+
+    def _tween_step(self, call: ts.Node, owner: str, name: str, width: int) -> bool:
+        """Godot 3.5's SceneTreeTween `tween_callback(obj, "m", binds)` / `tween_method(obj, "m", from, to,
+        duration, binds)` -> the Callable forms of Godot 4's Tween."""
+        args = args_of(call)
+        if len(args) < width or owner not in ("SceneTreeTween", UNKNOWN):
+            return False  # Godot 4's forms take fewer arguments: the count tells the two apart
+        rest = args[2:width]
+        binds = args[width] if len(args) > width else None
+        parts = [self.callable_of(args[0], args[1], binds), *(self.render(a) for a in rest)]
+        self.replace(call, f"{name}({', '.join(parts)})", "tween_callable", self.rules.cite("tween_" + name[6:]), 0.85)
+        return True
+
+    def call_tween_callback(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._tween_step(call, owner, "tween_callback", 2)
+
+    def call_tween_method(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._tween_step(call, owner, "tween_method", 5)
+
+    def hoist(self, node: ts.Node, setup: list[str], value: str, rule: str, cite: str, confidence: float) -> bool:
+        """Run `setup` (statements) before the statement holding `node`, and read `value` where `node`
+        was; a node that is the whole statement is replaced by the setup alone. False where no statement
+        can go first (a loop condition, an elif, a one-line block)."""
+        anchor = node
+        while anchor.parent is not None and anchor.parent.type not in ("body", "source"):
+            anchor = anchor.parent
+        condition = anchor.named_children[0] if anchor.type == "if_statement" and anchor.named_children else None
+        inside_condition = condition is not None and condition.start_byte <= node.start_byte < condition.end_byte
+        indent = self.indent_of(anchor)
+        if indent is None or anchor.type not in ("expression_statement", "variable_statement", "return_statement") \
+                and not inside_condition:
+            return False
+        if node.parent is not None and node.parent.id == anchor.id and anchor.type == "expression_statement":
+            self.replace(anchor, ("\n" + indent).join(setup), rule, self.rules.cite(cite), confidence)
+            return True
+        self.edit(anchor.start_point, anchor.start_point, ("\n" + indent).join(setup) + "\n" + indent, rule,
+                  self.rules.cite(cite), confidence)
+        self.replace(node, value, rule, self.rules.cite(cite), confidence)
+        return True
+
+    def _statement_of(self, call: ts.Node, chain: ts.Node | None) -> ts.Node | None:
+        """The expression statement that is exactly this call (`x.f()` alone on its line), if it is one."""
+        whole = chain if chain is not None else call
+        if chain is not None and chain.children[-1].id != call.id:
+            return None
+        parent = whole.parent
+        return parent if parent is not None and parent.type == "expression_statement" else None
+
+    def _receiver_prefix(self, call: ts.Node, chain: ts.Node | None) -> str | None:
+        """`obj.` of `obj.f()` (empty for a bare call); None for a longer chain read in the middle."""
+        if chain is None:
+            return ""
+        if chain.children[-1].id != call.id:
+            return None
+        return self.render_until(chain, call) + "."
+
+    def _drop_statement(self, statement: ts.Node, rule: str, cite: str) -> None:
+        """Remove a statement; the only statement of its block becomes `pass`."""
+        siblings = [c for c in statement.parent.named_children if c.type != "comment"] if statement.parent else []
+        if len(siblings) <= 1:
+            self.replace(statement, "pass", rule, self.rules.cite(cite), 0.9)
+            return
+        row = statement.start_point[0]
+        line = self.lines[row]
+        if line[:statement.start_point[1]].strip() or line[len(line.rstrip()):] != "" or \
+                self.lines_b[row][statement.end_point[1]:].strip() or statement.end_point[0] != row:
+            self.replace(statement, "pass", rule, self.rules.cite(cite), 0.9)
+            return
+        end = (row + 1, 0) if row + 1 < len(self.lines) else statement.end_point
+        self.edit((row, 0), end, "", rule, self.rules.cite(cite), 0.9)
+
+    def _image_lock(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        statement = self._statement_of(call, chain)
+        if owner != "Image" or statement is None or args_of(call):
+            return False
+        self._drop_statement(statement, "image_lock_removed", "image_lock")
+        return True
+
+    def call_lock(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._image_lock(call, chain, owner)
+
+    def call_unlock(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._image_lock(call, chain, owner)
+
+    def call_parse(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        if owner != "JSON" or chain is None or text_of(chain.children[0]) != "JSON":
+            return False
+        self.manual_item(call, "json", "JSON.parse() returns an Error in Godot 4",
+                         "use JSON.parse_string(text) for the data, or a JSON instance's parse() and get_data() "
+                         "(the JSONParseResult's .result and .error are gone)", self.rules.cite("json_parse"))
+        return True
+
+    def call_create_from_image(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`texture.create_from_image(image, flags)` -> `texture.set_image(image)` (flags are import settings now)."""
+        args = args_of(call)
+        if chain is None or owner != "ImageTexture" or not args or text_of(chain.children[0]) == "ImageTexture":
+            return False
+        self.replace(call, f"set_image({self.render(args[0])})", "image_texture", self.rules.cite("create_from_image"),
+                     0.85)
+        if len(args) > 1:
+            self.manual_item(call, "texture_flags", "texture flags are gone",
+                             "filtering and repeat are set on the CanvasItem or the material in Godot 4",
+                             self.rules.cite("create_from_image"))
+        return True
+
+    def _grid_cell(self, call: ts.Node, chain: ts.Node | None, owner: str, name: str, new: str | None = None) -> bool:
+        """GridMap's `get_cell_item(x, y, z)` -> `get_cell_item(Vector3i(x, y, z))` (and set_cell_item, map_to_world)."""
+        args = args_of(call)
+        if owner != "GridMap" or len(args) < 3:
+            return False
+        rest = [self.render(a) for a in args[3:]]
+        packed = f"Vector3i({', '.join(self.render(a) for a in args[:3])})"
+        self.replace(call, f"{new or name}({', '.join([packed, *rest])})", "gridmap_vector3i",
+                     self.rules.cite("gridmap_cell"), 0.9)
+        return True
+
+    def call_get_cell_item(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._grid_cell(call, chain, owner, "get_cell_item")
+
+    def call_set_cell_item(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._grid_cell(call, chain, owner, "set_cell_item")
+
+    def call_get_cell_item_orientation(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._grid_cell(call, chain, owner, "get_cell_item_orientation")
+
+    def call_map_to_world(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._grid_cell(call, chain, owner, "map_to_world", "map_to_local")
+
+    def call_join(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`PoolStringArray(parts).join(", ")` -> `", ".join(PackedStringArray(parts))`."""
+        args = args_of(call)
+        if chain is None or owner not in ("PoolStringArray", "PackedStringArray") or len(args) != 1 or \
+                chain.children[-1].id != call.id:
+            return False
+        base = self.render_until(chain, call)
+        separator = self.render(args[0])
+        if args[0].type not in ("string", "identifier"):
+            separator = f"({separator})"
+        self.replace(chain, f"{separator}.join({base})", "string_join", self.rules.cite("string_join"), 0.9)
+        return True
+
+    def _swap_position(self, call: ts.Node, chain: ts.Node | None, owner: str, name: str, new: str) -> bool:
+        """Godot 3's `apply_impulse(offset, impulse)` -> Godot 4's `apply_impulse(impulse, offset)` on rigid bodies."""
+        args = args_of(call)
+        bodies = ("RigidBody2D", "RigidBody", "PhysicsDirectBodyState2D", "PhysicsDirectBodyState",
+                  "Physics2DDirectBodyState")
+        if len(args) != 2 or owner not in bodies:
+            return False
+        self.replace(call, f"{new}({self.render(args[1])}, {self.render(args[0])})", "position_last",
+                     self.rules.cite(new), 0.9)
+        return True
+
+    def call_apply_impulse(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._swap_position(call, chain, owner, "apply_impulse", "apply_impulse")
+
+    def call_add_force(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._swap_position(call, chain, owner, "add_force", "apply_force")
+
+    def call_get_focus_owner(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        prefix = self._receiver_prefix(call, chain)
+        if owner != "Control" or prefix is None or args_of(call):
+            return False
+        target = chain if chain is not None else call
+        self.replace(target, f"{prefix}get_viewport().gui_get_focus_owner()", "focus_owner",
+                     self.rules.cite("focus_owner"), 0.9)
+        return True
+
+    def call_list_dir_begin(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`dir.list_dir_begin(true, true)` -> `dir.list_dir_begin()`; `false` arguments become the
+        `include_navigational` / `include_hidden` properties set before the call."""
+        args = args_of(call)
+        statement = self._statement_of(call, chain)
+        prefix = self._receiver_prefix(call, chain)
+        if prefix is None or not (owner == "Directory" or (owner == UNKNOWN and args)):
+            return False
+        if statement is None:
+            self.manual_item(call, "file_access", "list_dir_begin() arguments are properties in Godot 4",
+                             "set include_navigational / include_hidden before calling list_dir_begin()",
+                             self.rules.cite("list_dir_begin"))
+            return True
+        lines = []
+        values = [self.render(a) for a in args] + ["false"] * (2 - len(args))  # Godot 3 skipped nothing by default
+        for prop, value in zip(("include_navigational", "include_hidden"), values):
+            if value != "true":
+                lines.append(f"{prefix}{prop} = {'true' if value == 'false' else f'not ({value})'}")
+        indent = self.indent_of(statement)
+        if indent is None:
+            return False
+        lines.append(f"{prefix}list_dir_begin()")
+        self.replace(statement, ("\n" + indent).join(lines), "list_dir_begin", self.rules.cite("list_dir_begin"), 0.85)
+        return True
+
+    def call_Color(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`Color("#ff478cbf")` (ARGB in Godot 3) -> `Color("#478cbfff")` (RGBA in Godot 4)."""
+        args = args_of(call)
+        value = string_value(args[0]) if len(args) == 1 and chain is None else None
+        digits = value[1:] if value and value.startswith("#") else value
+        if digits is None or len(digits) not in (4, 8) or any(c not in "0123456789abcdefABCDEF" for c in digits):
+            return False
+        cut = len(digits) // 4
+        quote = text_of(args[0])[0]
+        rotated = ("#" if value.startswith("#") else "") + digits[cut:] + digits[:cut]
+        self.replace(args[0], f"{quote}{rotated}{quote}", "hex_color_rgba", self.rules.cite("hex_color"), 0.9)
+        return True
+
+    def _tile_cell(self, call: ts.Node, owner: str, name: str) -> bool:
+        if owner != "TileMap":
+            return False
+        self.manual_item(call, "tilemap", f"TileMap.{name}(): cells have a layer, a source and atlas coordinates",
+                         "Godot 4 writes set_cell(layer, coords, source_id, atlas_coords) and reads "
+                         "get_cell_source_id(layer, coords); the tile ids of the converted TileSet decide the values",
+                         self.rules.cite(f"map:diff:method:TileMap.{name}"))
+        return True
+
+    def call_set_cell(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._tile_cell(call, owner, "set_cell")
+
+    def call_set_cellv(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._tile_cell(call, owner, "set_cellv")
+
+    def call_get_cell(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._tile_cell(call, owner, "get_cell")
+
+    def call_get_cellv(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._tile_cell(call, owner, "get_cellv")
+
+    def call_add_do_method(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._undo_method(call, chain, owner, "add_do_method")
+
+    def call_add_undo_method(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._undo_method(call, chain, owner, "add_undo_method")
+
+    def call_move_and_slide(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._move_and_slide(call, chain, owner, "move_and_slide")
+
+    def call_move_and_slide_with_snap(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self._move_and_slide(call, chain, owner, "move_and_slide_with_snap")
+
+    def _move_and_slide(self, call: ts.Node, chain: ts.Node | None, owner: str, name: str) -> bool:
+        """`v = move_and_slide(v, UP)` -> `velocity = v`, `move_and_slide()`, `v = velocity`: the arguments
+        become properties set before the call, and the value the call returned is `velocity`."""
+        args = args_of(call)
+        if not args or owner not in ("KinematicBody2D", "KinematicBody", UNKNOWN) or \
+                (owner == UNKNOWN and chain is not None):
+            return False
+        if chain is not None and (len(chain.children) != 3 or chain.children[-1].id != call.id):
+            return False
+        whole = chain if chain is not None else call
+        prefix = self.render(chain.children[0]) + "." if chain is not None else ""
+        values = [self.render(a) for a in args]
+        snap = values.pop(1) if name == "move_and_slide_with_snap" and len(values) > 1 else None
+        setup = [f"{prefix}{prop} = {value}" for prop, value in zip(MOVE_ARGS, values)
+                 if not (prop == "velocity" and value == f"{prefix}velocity") and value not in MOVE_DEFAULTS.get(prop, ())]
+        if snap is not None:
+            setup.append(f"{prefix}floor_snap_length = ({snap}).length()")
+        setup.append(f"{prefix}move_and_slide()")
+        assignment = whole.parent if whole.parent is not None and whole.parent.type == "assignment" else None
+        if assignment is not None and assignment.children[1].type == "=" and \
+                self.render(assignment.named_children[0]) == f"{prefix}velocity":
+            whole = assignment  # `velocity = move_and_slide(velocity)`: the setup is the whole statement
+        if not self.hoist(whole, setup, f"{prefix}velocity", "move_and_slide_velocity", name, 0.8):
+            self.manual_item(call, "move_and_slide", f"{name}() inside a loop condition, an elif or a one-line block",
+                             "Godot 4 moves with the `velocity` property: set it, call move_and_slide(), then "
+                             "read `velocity`", self.rules.cite(name))
+            return True
+        if len(values) > 5:
+            self.manual_item(call, "move_and_slide", f"{name}(): infinite_inertia has no Godot 4 counterpart",
+                             "the argument was dropped; check how bodies push rigid bodies", self.rules.cite(name))
+        return True

@@ -1,0 +1,98 @@
+"""Godot 3's `File` and `Directory` objects: Godot 4 opens with static `FileAccess.open` / `DirAccess.open`."""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter as ts
+
+from gd_assets.core.rewrite.tree import args_of, text_of
+
+ACCESS = {"File": "FileAccess", "Directory": "DirAccess"}
+OPENERS = {"open", "open_encrypted", "open_encrypted_with_pass", "open_compressed"}
+
+
+class FileRules:
+    """`var f = File.new()` + `f.open(p, File.READ)` -> `var f = FileAccess.open(p, FileAccess.READ)`;
+    apart, the declaration keeps only its type and each `open` assigns the variable (and
+    `f.open(...) != OK` reads `FileAccess.get_open_error()`); `f.file_exists(p)` is static."""
+
+    def file_new(self, node: ts.Node, name: str) -> bool:
+        """`File.new()` / `Directory.new()`; True when rewritten."""
+        statement = node.parent.parent
+        if self._file_open(node, name):
+            return True
+        if self.scope is None:  # its uses could not be followed to their receiver: left to people
+            return False
+        access = ACCESS[name]
+        cite = self.rules.cite("file" if name == "File" else "directory")
+        if statement is not None and statement.type == "variable_statement" and \
+                statement.named_children[-1].id == node.parent.id:
+            var = statement.child_by_field_name("name")
+            self.edit(var.end_point, statement.end_point, f": {access}", "file_access", cite, 0.85)
+            return True
+        if statement is not None and statement.type == "assignment" and statement.named_children[-1].id == node.parent.id \
+                and statement.parent is not None and statement.parent.type == "expression_statement":
+            self.replace(statement, f"{self.render(statement.named_children[0])} = null", "file_access", cite, 0.85)
+            return True
+        return False
+
+    def _file_open(self, node: ts.Node, name: str) -> bool:
+        """`var f = File.new()` followed by `f.open(path, File.READ)` -> `var f = FileAccess.open(...)`."""
+        statement = node.parent.parent
+        if statement is None or statement.type != "variable_statement":
+            return False
+        var = statement.child_by_field_name("name")
+        following = statement.next_named_sibling
+        while following is not None and following.type == "comment":
+            following = following.next_named_sibling
+        if var is None or following is None or following.type != "expression_statement":
+            return False
+        call = following.named_children[0] if following.named_children else None
+        if call is None or call.type != "attribute" or text_of(call.children[0]) != text_of(var):
+            return False
+        member = call.children[-1]
+        if member.type != "attribute_call" or text_of(member.children[0]) not in OPENERS or len(call.children) != 3:
+            return False
+        access = ACCESS[name]
+        args = re.sub(r"\b(File|Directory)\.", access + ".", ", ".join(self.render(a) for a in args_of(member)))
+        value = statement.named_children[-1]
+        cite = self.rules.cite(name.lower() if name == "File" else "directory")
+        self.replace(value, f"{access}.{text_of(member.children[0])}({args})", "file_access", cite, 0.85)
+        self.edit(statement.end_point, following.end_point, "", "file_access", cite, 0.85)
+        return True
+
+    def file_call(self, call: ts.Node, chain: ts.Node | None, owner: str, name: str) -> bool:
+        """`f.open(...)` on a File or Directory; `f.file_exists(p)` on a File."""
+        if chain is None or owner not in ACCESS or len(chain.children) != 3 or chain.children[-1].id != call.id:
+            return False
+        access = ACCESS[owner]
+        cite = self.rules.cite("file" if owner == "File" else "directory")
+        args = re.sub(r"\b(File|Directory)\.", access + ".", ", ".join(self.render(a) for a in args_of(call)))
+        if name == "file_exists" and owner == "File":
+            self.replace(chain, f"FileAccess.file_exists({args})", "file_access", cite, 0.9)
+            return True
+        if name not in OPENERS:
+            return False
+        target = self.render(chain.children[0])
+        setup = [f"{target} = {access}.{name}({args})"]
+        if not self.hoist(chain, setup, f"{access}.get_open_error()", "file_access", "file" if owner == "File"
+                          else "directory", 0.85):
+            self.manual_item(call, "file_access", f"{owner}.{name}() inside a loop condition or an elif",
+                             f"Godot 4 opens with {access}.{name}(), which returns the object (null on failure)", cite)
+        return True
+
+    def call_open(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self.file_call(call, chain, owner, "open")
+
+    def call_open_encrypted(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self.file_call(call, chain, owner, "open_encrypted")
+
+    def call_open_encrypted_with_pass(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self.file_call(call, chain, owner, "open_encrypted_with_pass")
+
+    def call_open_compressed(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self.file_call(call, chain, owner, "open_compressed")
+
+    def call_file_exists(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        return self.file_call(call, chain, owner, "file_exists")

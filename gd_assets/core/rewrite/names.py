@@ -1,0 +1,141 @@
+"""Renames of engine names: classes, globals, members by receiver (the api_mapping rows)."""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+
+from gd_assets.core.receivers import is_engine, is_project
+from gd_assets.core.rewrite.tree import text_of
+
+
+class NameRules:
+    """Renames of engine names: classes, globals, members by receiver (the api_mapping rows)."""
+
+    def on_identifier(self, node: ts.Node) -> None:
+        parent = node.parent
+        name = text_of(node)
+        if parent is None or parent.type in ("attribute", "attribute_call", "attribute_subscript"):
+            if parent is not None and parent.type == "attribute" and parent.children[0].id == node.id:
+                self._class_name(node, name)
+            return
+        if parent.type == "call" and parent.children[0].id == node.id:
+            self._bare_call(node, parent, name)
+            return
+        if parent.type in ("parameters", "typed_parameter", "default_parameter", "typed_default_parameter",
+                           "name", "enumerator", "for_statement") and parent.type != "type":
+            return
+        if parent.type == "expression_statement" and name == "tool" and node.start_point[1] == 0:
+            self.replace(node, "@tool", "tool", self.rules.cite("tool"))
+            return
+        if name[:1].isupper():
+            if self._class_name(node, name):
+                return
+            if not self._global_constant(node, name) and name.isupper() and self.scope is not None:
+                owner = self.implicit_owner(name)  # `NOTIFICATION_WM_QUIT_REQUEST`: a constant of its own class
+                if is_engine(owner):
+                    self._member(node, "constant", name, owner)
+        elif self.scope is not None and name not in self.scope.locals and name != "self":
+            owner = self.implicit_owner(name)
+            if is_engine(owner):  # `rect_position` in a Control script: a property of its own class
+                self._member(node, "property", name, owner)
+
+    def _class_name(self, node: ts.Node, name: str) -> bool:
+        if name in ("File", "Directory", "Tween") and node.parent is not None and node.parent.type == "attribute":
+            return self._special_class(node, name)
+        if name in ("File", "Directory") and node.parent is not None and node.parent.type == "type" and \
+                not self.is_project_name(name):  # `f: File` -> `f: FileAccess`
+            self.replace(node, "FileAccess" if name == "File" else "DirAccess", "class_rename",
+                         self.rules.cite("file" if name == "File" else "directory"), 0.9)
+            return True
+        row = self.rules.class_rename(name)
+        if row is None or self.is_project_name(name) or name in ("File", "Directory", "Tween"):
+            return False
+        if self.scope is not None and self.scope.class_type(name) not in (None, name):
+            return False
+        self.replace(node, row.new, "class_rename", row.cite(), 0.95)
+        return True
+
+    def _special_class(self, node: ts.Node, name: str) -> bool:
+        """`File.READ` -> `FileAccess.READ`; `File.new()`/`Directory.new()`/`Tween.new()` are handled by
+        their statement (or left to people)."""
+        parent = node.parent
+        nxt = next((c for c in parent.children[1:] if c.type not in (".", "line_continuation")), None)
+        if nxt is None or self.is_project_name(name):
+            return False
+        if nxt.type == "identifier" and text_of(nxt).isupper() and name != "Tween":
+            self.replace(node, "FileAccess" if name == "File" else "DirAccess", "class_rename",
+                         self.rules.cite("file" if name == "File" else "directory"), 0.9)
+            return True
+        if nxt.type == "attribute_call" and text_of(nxt.children[0]) == "new":
+            if name == "Tween":
+                self.manual_item(node, "tween", "Tween.new(): Tween is no longer a node",
+                                 "Godot 4 creates tweens with create_tween() and chains tween_property steps; "
+                                 "the timing calls must be rewritten by hand", self.rules.cite("tween"))
+            elif not self.file_new(node, name):
+                self.manual_item(node, "file_access", f"{name}.new(): use {'FileAccess' if name == 'File' else 'DirAccess'}.open()",
+                                 "Godot 4 opens files and folders with a static open() that returns the object "
+                                 "(null on failure; get_open_error() tells why)",
+                                 self.rules.cite("file" if name == "File" else "directory"))
+        return False
+
+    def _global_constant(self, node: ts.Node, name: str) -> bool:
+        if self.is_project_name(name):
+            return True
+        row = self.rules.global_rename("constant", name)
+        if row is not None:
+            self.replace(node, row.new, "global_rename", row.cite(), 0.95)
+        return row is not None
+
+    def _bare_call(self, node: ts.Node, call: ts.Node, name: str) -> None:
+        special = getattr(self, "call_" + name, None)
+        owner = self.implicit_owner(name)
+        if special is not None and not is_project(owner) and special(call, None, owner):
+            return
+        if is_project(owner) or (self.scope is not None and name in self.scope.locals):
+            return
+        receiver = self.engine_receiver(owner)
+        if receiver is False:
+            return
+        if name[:1].isupper():
+            self._class_name(node, name)
+            return
+        row = self.rules.member_rename("method", name, receiver) if receiver else None
+        if row is None and receiver is None:
+            row = self.rules.global_rename("function", name) or self.rules.member_rename("method", name, None)
+        if row is not None:
+            self.replace(node, row.new, "method_rename" if receiver else "global_rename", row.cite(),
+                         0.95 if receiver or not row.classes else 0.75)
+
+    # attribute chains ------------------------------------------------------------------------------
+
+    def on_attribute(self, node: ts.Node) -> None:
+        if self.os_window(node):
+            return
+        base = node.children[0]
+        members = [c for c in node.children[1:] if c.type not in (".", "line_continuation", "comment")]
+        for member in members:
+            owner = self.chain_owner(node, member)
+            if member.type == "attribute_call":
+                name = text_of(member.children[0])
+                special = getattr(self, "call_" + name, None)
+                if special is not None and not is_project(owner) and special(member, node, owner):
+                    continue
+                self._member(member.children[0], "method", name, owner)
+            elif member.type == "identifier":
+                name = text_of(member)
+                if base.type == "identifier" and text_of(base) == "Color" and member is members[0]:
+                    row = next(iter(self.rules.renames.get(("color", name), [])), None)
+                    if row is not None and not self.is_project_name("Color"):
+                        self.replace(member, f"{row.new}", "color_rename", row.cite(), 0.95)
+                        continue
+                kind = "constant" if name.isupper() else "property"
+                self._member(member, kind, name, owner)
+
+    def _member(self, node: ts.Node, kind: str, name: str, owner: str) -> None:
+        receiver = self.engine_receiver(owner)
+        if receiver is False:
+            return
+        row = self.rules.member_rename(kind, name, receiver or None)
+        if row is None:
+            return
+        self.replace(node, row.new, "member_rename", row.cite(), 0.95 if receiver else 0.7)

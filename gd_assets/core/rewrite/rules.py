@@ -1,0 +1,200 @@
+"""What the rewrite may rename, read from the corpus: the api_mapping rows, and the class references.
+
+Every edit the rewrite makes rests on a row of `api_mapping` (a rename-map row, a syntax rule of
+Godot's converter, or an api_diff row saying the Godot 3 name is gone), cited as `{table, id, title}`.
+A rename applies by receiver: a row whose `class_context` names classes applies to a receiver of one
+of them (or a class deriving from one, in either version's naming); an ambiguous row never applies
+without a known receiver.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from gd_assets.core import duck
+from gd_assets.core.corpus.surface import Surface, load_surface
+
+MEMBER_CATEGORIES = {"method": ("function",), "property": ("property",), "signal": ("signal",),
+                     "constant": ("constant", "enum")}
+
+# Syntax rules -> the converter's rule row they rest on (present in every corpus built from its sources).
+SYNTAX_ROWS = {
+    "export": "map:syntax:rename_gdscript_keywords:export",
+    "export_typed": "map:syntax:rename_gdscript_functions:export_PackedScene_var_mob_scene",
+    "onready": "map:syntax:rename_gdscript_keywords:onready",
+    "tool": "map:syntax:fix_tool_declaration:tool",
+    "setget": "map:syntax:rename_gdscript_functions:var_size_Vector2_Vector2_setget_set_function_get",
+    "yield": "map:syntax:rename_gdscript_functions:yield_this_timeout",
+    "connect": "map:syntax:rename_gdscript_functions:connect_A_B_C",
+    "connect_binds": "map:syntax:rename_gdscript_functions:connect_A_B_C_D_E_OK",
+    "disconnect": "map:syntax:rename_gdscript_functions:disconnect_A_B_C_OK",
+    "is_connected": "map:syntax:rename_gdscript_functions:is_connected_A_B_C",
+    "super": "map:syntax:rename_gdscript_functions:.roman",
+    "init_super": "map:syntax:rename_gdscript_functions:func__init_a_b_c_._d_e_f",
+    "node_path": "map:syntax:rename_gdscript_functions:get_node_@",
+    "move_and_slide": "map:syntax:rename_gdscript_functions:move_and_slide_a_b_c_d_e_f_Roman",
+    "move_and_slide_with_snap": "map:syntax:rename_gdscript_functions:move_and_slide_with_snap_a_g_b_c_d_e_f_Roman",
+    "rpc:remote": "map:syntax:rename_gdscript_keywords:remote_func",
+    "rpc:remotesync": "map:syntax:rename_gdscript_keywords:remotesync_func",
+    "rpc:sync": "map:syntax:rename_gdscript_keywords:sync_func",
+    "rpc:puppet": "map:syntax:rename_gdscript_keywords:puppet_func",
+    "rpc:slave": "map:syntax:rename_gdscript_keywords:slave_func",
+    "rpc:puppetsync": "map:syntax:rename_gdscript_keywords:puppetsync_func",
+    "rpc:master": "map:syntax:rename_gdscript_keywords:master_func",
+    "rpc:mastersync": "map:syntax:rename_gdscript_keywords:mastersync_func",
+    "tween": "map:diff:method:Tween.interpolate_property",
+    "undo_redo": "map:diff:method:UndoRedo.add_do_method",
+    "funcref": "map:diff:method:@GDScript.funcref",
+    "file": "map:diff:class:File",
+    "xform": "map:syntax:rename_gdscript_functions:Transform.xform_Vector3_a_b_c_Vector3.UP",
+    "xform_inv": "map:syntax:rename_gdscript_functions:Transform.xform_inv_Vector3_a_b_c_Vector3.UP",
+    "to_json": "map:syntax:rename_gdscript_functions:to_json_AA_szon",
+    "parse_json": "map:syntax:rename_gdscript_functions:var_d_parse_json_roman_sfs",
+    "thread_start": "map:syntax:rename_gdscript_functions:start_A_B_OK",
+    "sort_custom": "map:syntax:rename_gdscript_functions:sort_custom_a_b",
+    "tween_callback": "map:syntax:rename_gdscript_functions:tween_callback_A_B_.foo",
+    "tween_method": "map:syntax:rename_gdscript_functions:tween_method_A_B_C_D_E_.foo",
+    "image_lock": "map:syntax:rename_gdscript_functions:image.lock",
+    "create_from_image": "map:syntax:rename_gdscript_functions:create_from_image_aa_bb",
+    "gridmap_cell": "map:syntax:rename_gdscript_functions:get_cell_item_a_b_c",
+    "string_join": "map:syntax:rename_gdscript_functions:PackedStringArray_req_godot_.join_.",
+    "apply_impulse": "map:syntax:rename_gdscript_functions:apply_impulse_position_impulse",
+    "apply_force": "map:syntax:rename_gdscript_functions:apply_force_position_impulse",
+    "focus_owner": "map:syntax:rename_gdscript_functions:get_focus_owner",
+    "pause_mode": "map:syntax:fix_pause_mode:pause_mode_2",
+    "list_dir_begin": "map:syntax:rename_gdscript_functions:list_dir_begin_a_b",
+    "hex_color": "map:syntax:convert_hexadecimal_colors:Color_ff478cbf",
+    "os_window": "map:syntax:rename_gdscript_functions:OS.window_fullscreen_Settings.fullscreen",
+    "json_parse": "map:syntax:rename_gdscript_functions:var_rr_JSON.parse_a",
+    "basis_euler": "map:diff:method:Basis.xform",
+    "directory": "map:diff:method:Directory.open",
+}
+
+# Renames Godot's map leaves out (it keeps them as regex rules or not at all), on the class that
+# documents the Godot 3 name; each cites the api_diff row that says the name is gone.
+EXTRA_RENAMES = {
+    ("CanvasItem", "update"): ("queue_redraw", "map:diff:method:CanvasItem.update"),
+    ("String", "plus_file"): ("path_join", "map:diff:method:String.plus_file"),
+    ("String", "empty"): ("is_empty", "map:diff:method:String.empty"),
+    ("Array", "empty"): ("is_empty", "map:diff:method:Array.empty"),
+    ("Dictionary", "empty"): ("is_empty", "map:diff:method:Dictionary.empty"),
+    ("PackedScene", "instance"): ("instantiate", "map:diff:method:PackedScene.instance"),
+    ("FuncRef", "call_func"): ("call", "map:diff:class:FuncRef"),
+    ("Node", "raise"): ("move_to_front", "map:diff:method:Node.raise"),
+    ("SceneTree", "idle_frame"): ("process_frame", "map:diff:signal:SceneTree.idle_frame"),
+    ("Node", "NOTIFICATION_WM_QUIT_REQUEST"): ("NOTIFICATION_WM_CLOSE_REQUEST",
+                                               "map:diff:constant:Node.NOTIFICATION_WM_QUIT_REQUEST"),
+    ("MainLoop", "NOTIFICATION_WM_QUIT_REQUEST"): ("NOTIFICATION_WM_CLOSE_REQUEST",
+                                                   "map:diff:constant:MainLoop.NOTIFICATION_WM_QUIT_REQUEST"),
+    **{(f"Pool{t}Array", "empty"): ("is_empty", "map:diff:method:Array.empty")
+       for t in ("Byte", "Int", "Real", "String", "Vector2", "Vector3", "Color")},
+}
+
+
+@dataclass(frozen=True)
+class Rename:
+    """One rename row: `old` -> `new` on `classes` (empty: any receiver, or a global)."""
+
+    id: str
+    title: str
+    new: str
+    classes: tuple[str, ...]
+    ambiguous: bool
+
+    def cite(self) -> dict:
+        return {"table": "api_mapping", "id": self.id, "title": self.title}
+
+
+@dataclass
+class RewriteRules:
+    surface: Surface
+    renames: dict[tuple[str, str], list[Rename]] = field(default_factory=lambda: defaultdict(list))
+    titles: dict[str, str] = field(default_factory=dict)
+    class_names4: dict[str, str] = field(default_factory=dict)  # Godot 3 class -> Godot 4 class
+
+    def cite(self, key: str) -> dict | None:
+        """The corpus row a syntax rule (a SYNTAX_ROWS key) or a row id rests on; None if the corpus lacks it."""
+        row_id = SYNTAX_ROWS.get(key, key)
+        title = self.titles.get(row_id)
+        return {"table": "api_mapping", "id": row_id, "title": title} if title is not None else None
+
+    def class_rename(self, name: str) -> Rename | None:
+        return next(iter(self.renames.get(("class", name), [])), None) or next(
+            iter(self.renames.get(("builtin_type", name), [])), None)
+
+    def in4(self, cls: str) -> str:
+        return self.class_names4.get(cls, cls)
+
+    def member_rename(self, kind: str, name: str, receiver: str | None) -> Rename | None:
+        """The rename of member `name` (method|property|signal|constant) read on `receiver` (an engine
+        class, or None when unknown). A known receiver takes the row of its own ancestry, ambiguous or
+        not; an unknown one only a non-ambiguous row of a name no Godot 4 class documents."""
+        rows = [r for c in MEMBER_CATEGORIES[kind] for r in self.renames.get((c, name), [])]
+        if receiver is not None and self.surface.is_class(receiver) and \
+                self.surface.owner_of("3", receiver, name) is None and self.surface.owner_of("4", receiver, name) is None:
+            receiver = None  # a value typed by its base class (`Node`) holding a subclass: read by name
+        if receiver is not None:
+            lineage = self.surface.ancestors("3", receiver) + self.surface.ancestors("4", self.in4(receiver))
+            names = set(lineage) | {self.in4(c) for c in lineage}
+            owner = self.surface.owner_of("3", receiver, name)
+            for row in rows:
+                if row.classes and names & set(row.classes):
+                    return row
+            for row in rows:
+                if not row.classes and not row.ambiguous and owner is not None:
+                    return row
+            extra = next((EXTRA_RENAMES[(c, name)] for c in lineage if (c, name) in EXTRA_RENAMES), None)
+            if extra is not None and self.titles.get(extra[1]) is not None:
+                return Rename(extra[1], self.titles[extra[1]], extra[0], (), False)
+            return None
+        if self.surface.any_member("4", name):
+            return None
+        plain = [r for r in rows if not r.ambiguous]
+        if len({r.new for r in plain}) == 1:
+            return plain[0]
+        # Every Godot 3 class documenting the name renames it the same way: the receiver does not matter.
+        owners = self.surface.member_classes("3", kind, name)
+        found = {self.member_rename(kind, name, cls) for cls in owners} if owners else {None}
+        news = {r.new for r in found if r is not None}
+        return sorted(found, key=lambda r: r.id)[0] if None not in found and len(news) == 1 else None
+
+    def global_rename(self, kind: str, name: str) -> Rename | None:
+        """A global function or constant of Godot 3 (`deg2rad`, `BUTTON_LEFT`) renamed in Godot 4."""
+        if kind == "function" and not self.surface.is_global_function("3", name):
+            return None
+        if kind == "constant" and not self.surface.is_global_constant("3", name):
+            return None
+        if kind == "constant" and self.surface.is_global_constant("4", name):
+            return None
+        rows = [r for c in (("function",) if kind == "function" else ("constant", "enum"))
+                for r in self.renames.get((c, name), []) if not r.ambiguous]
+        return rows[0] if rows else None
+
+
+def _classes(context: str | None) -> tuple[str, ...]:
+    return tuple(c.strip() for c in (context or "").split(",") if c.strip())
+
+
+@lru_cache(maxsize=4)
+def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
+    """The rename rows and rule citations of a corpus file (cached per file and corpus version)."""
+    rules = RewriteRules(load_surface(corpus_db, version))
+    with duck.connect(Path(corpus_db), read_only=True) as con:
+        rows = con.execute(
+            "SELECT id, category, old_name, new_name, class_context, ambiguous, title FROM api_mapping "
+            "WHERE source = 'rename_map' AND old_name IS NOT NULL AND new_name IS NOT NULL ORDER BY ambiguous, id"
+        ).fetchall()
+        wanted = sorted(set(SYNTAX_ROWS.values()) | {v[1] for v in EXTRA_RENAMES.values()})
+        cited = con.execute(f"SELECT id, title FROM api_mapping WHERE id IN ({', '.join('?' * len(wanted))})",
+                            wanted).fetchall()
+    for row_id, category, old, new, context, ambiguous, title in rows:
+        rules.renames[(category, old)].append(Rename(row_id, title, new, _classes(context), bool(ambiguous)))
+        rules.titles[row_id] = title
+        if category == "class" and not ambiguous:
+            rules.class_names4.setdefault(old, new)
+    rules.titles.update(dict(cited))
+    rules.renames = dict(rules.renames)
+    return rules

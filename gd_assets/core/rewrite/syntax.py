@@ -1,0 +1,172 @@
+"""GDScript 1 -> 2 syntax: annotations, setget, parent calls, RPC keywords, constructors."""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+
+from gd_assets.core.rewrite.config import PAUSE_TO_PROCESS
+from gd_assets.core.rewrite.tree import IDENT, args_of, text_of
+
+RPC = {"remote": '@rpc("any_peer")', "remotesync": '@rpc("any_peer", "call_local")',
+       "sync": '@rpc("any_peer", "call_local")', "puppet": "@rpc", "slave": "@rpc",
+       "puppetsync": '@rpc("call_local")', "master": "@rpc", "mastersync": '@rpc("call_local")'}
+EXPORT_HINTS = {"FILE": "@export_file", "DIR": "@export_dir", "MULTILINE": "@export_multiline",
+                "GLOBAL_FILE": "@export_global_file", "GLOBAL_DIR": "@export_global_dir",
+                "EASE": "@export_exp_easing", "FLAGS": "@export_flags",
+                "LAYERS_2D_PHYSICS": "@export_flags_2d_physics", "LAYERS_2D_RENDER": "@export_flags_2d_render",
+                "LAYERS_3D_PHYSICS": "@export_flags_3d_physics", "LAYERS_3D_RENDER": "@export_flags_3d_render"}
+
+
+class SyntaxRules:
+    """GDScript 1 -> 2 syntax: annotations, setget, parent calls, RPC keywords, constructors."""
+
+    def on_base_call(self, node: ts.Node) -> None:
+        dot = node.children[0]
+        if dot.type != "." or (node.prev_sibling is not None and node.prev_sibling.type == "line_continuation"):
+            return
+        self.replace(dot, "super.", "parent_call", self.rules.cite("super"))
+
+    def on_node_path(self, node: ts.Node) -> None:
+        raw = text_of(node)
+        if raw.startswith("@"):
+            self.edit(node.start_point, (node.start_point[0], node.start_point[1] + 1), "^", "node_path_literal",
+                      self.rules.cite("node_path"), 0.95)
+
+    def on_onready_variable_statement(self, node: ts.Node) -> None:
+        keyword = node.children[0]
+        if keyword.type == "onready":
+            self.replace(keyword, "@onready", "onready", self.rules.cite("onready"), 0.98)
+
+    def on_export_variable_statement(self, node: ts.Node) -> None:
+        keyword = node.children[0]
+        hints = next((c for c in node.children if c.type == "arguments"), None)
+        if hints is None:
+            self.replace(keyword, "@export", "export", self.rules.cite("export"), 0.98)
+            return
+        parts = hints.named_children
+        annotation, type_ = self._export_annotation(parts)
+        if annotation is None:
+            self.manual_item(node, "export", "export() with hints the rewrite does not know",
+                             "Godot 4 writes export hints as annotations (@export_range, @export_enum, ...)",
+                             self.rules.cite("export"))
+            return
+        name = node.child_by_field_name("name") or next(c for c in node.children if c.type == "name")
+        typed = next((c for c in node.children if c.type in ("type", "inferred_type")), None)
+        after = self.lines_b[hints.end_point[0]][hints.end_point[1]:hints.end_point[1] + 1]
+        spacer = "" if after in (b" ", b"\t") else " "  # `export (int)var x`
+        self.edit(keyword, hints, annotation + spacer, "export_annotation", self.rules.cite("export_typed"), 0.9)
+        has_value = any(c.type in ("=", ":=") for c in node.children)
+        if type_ == "NodePath" and typed is None and not has_value and annotation == "@export":
+            # Untyped with a NodePath default: the inspector still edits a path, and the common
+            # `target = get_node(target)` keeps compiling (a `: NodePath` variable cannot hold the node).
+            self.edit(name.end_point, name.end_point, " = NodePath()", "export_annotation",
+                      self.rules.cite("export_typed"), 0.85)
+        elif typed is None and type_:
+            self.edit(name.end_point, name.end_point, f": {type_}", "export_annotation",
+                      self.rules.cite("export_typed"), 0.9)
+
+    def _export_annotation(self, parts: list[ts.Node]) -> tuple[str | None, str | None]:
+        if not parts:
+            return "@export", None
+        type_node, hints = parts[0], parts[1:]
+        type_ = self.render(type_node) if type_node.type in ("identifier", "attribute", "type") else None
+        if type_ is None:
+            return None, None
+        texts = [self.render(h) for h in hints]
+        if not texts:
+            return "@export", type_
+        if type_ == "Array":
+            inner = texts[0] if len(texts) == 1 and IDENT.match(texts[0]) else None
+            return ("@export", f"Array[{inner}]") if inner else (None, None)
+        if type_ in ("int", "float") and all(h.type in ("integer", "float", "unary_operator") for h in hints):
+            return f"@export_range({', '.join(texts)})", type_
+        if texts[0] in EXPORT_HINTS:
+            extra = texts[1:]
+            if texts[0] == "FILE" and extra and all(h.type == "string" for h in hints[1:]) or not extra:
+                return EXPORT_HINTS[texts[0]] + (f"({', '.join(extra)})" if extra else ""), type_
+            if texts[0] == "FLAGS" and all(h.type == "string" for h in hints[1:]):
+                return f"@export_flags({', '.join(extra)})", type_
+            return None, None
+        if type_ in ("int", "String") and all(h.type == "string" for h in hints):
+            return f"@export_enum({', '.join(texts)})", type_
+        if type_ == "Color" and texts == ["RGB"]:
+            return "@export_color_no_alpha", type_
+        return None, None
+
+    def on_setget(self, node: ts.Node) -> None:
+        setter = next((c for c in node.children if c.type == "setter"), None)
+        getter = next((c for c in node.children if c.type == "getter"), None)
+        parts = ([f"set = {text_of(setter)}"] if setter is not None else []) + (
+            [f"get = {text_of(getter)}"] if getter is not None else [])
+        if not parts:
+            return
+        start = node.prev_sibling.end_point if node.prev_sibling is not None else node.start_point
+        self.edit(start, node.end_point, ": " + ", ".join(parts), "setget_property", self.rules.cite("setget"), 0.85)
+
+    def on_remote_keyword(self, node: ts.Node) -> None:
+        keyword = text_of(node).strip()
+        if keyword not in RPC:
+            return
+        if node.parent is not None and node.parent.type != "function_definition":
+            self.manual_item(node, "rpc", f"`{keyword} var`: rset is gone",
+                             "Godot 4 synchronises properties with MultiplayerSynchronizer or an @rpc setter "
+                             "function", self.rules.cite("rpc:" + keyword))
+            return
+        self.replace(node, RPC[keyword], "rpc_annotation", self.rules.cite("rpc:" + keyword), 0.9)
+        if keyword.startswith("master"):
+            self.manual_item(node, "rpc", f"`{keyword}`: no Godot 4 counterpart",
+                             "check get_multiplayer().get_remote_sender_id() in the function",
+                             self.rules.cite("rpc:" + keyword))
+
+    def on_variable_statement(self, node: ts.Node) -> None:
+        """A member Godot 4's base class now has (`var velocity` in a KinematicBody2D script) does not
+        compile: the body's own `velocity` is what move_and_slide() reads, so the declaration goes."""
+        if node.parent is None or node.parent.type != "source" or self.scope is None:
+            return
+        name = node.child_by_field_name("name")
+        base = self.engine_class(self.scope.self_type())
+        if name is None or base not in ("KinematicBody2D", "KinematicBody") or text_of(name) != "velocity":
+            return
+        value = node.named_children[-1]
+        if not (value.type == "call" and text_of(value.children[0]) in ("Vector2", "Vector3") and not args_of(value)) \
+                and value.type not in ("name", "type") and text_of(value) not in ("Vector2.ZERO", "Vector3.ZERO"):
+            self.manual_item(node, "shadowed_member", "`var velocity` shadows CharacterBody's property",
+                             "remove the declaration and use the body's velocity", self.rules.cite("move_and_slide"))
+            return
+        end = (node.end_point[0] + 1, 0) if node.end_point[0] + 1 < len(self.lines) else node.end_point
+        self.edit(node.start_point, end, "", "shadowed_member", self.rules.cite("move_and_slide"), 0.8)
+
+    def on_assignment(self, node: ts.Node) -> None:
+        """`pause_mode = 2` -> `process_mode = 3`: once the property is renamed, its values move too."""
+        if self.window_assignment(node):
+            return
+        left, right = node.named_children[0], node.named_children[-1]
+        last = left.children[-1] if left.type == "attribute" else left
+        renamed = any(p.start == last.start_point and p.end == last.end_point and p.new == "process_mode"
+                      for p in self.pending)
+        if renamed and right.type == "integer" and text_of(right) in PAUSE_TO_PROCESS:
+            self.replace(right, PAUSE_TO_PROCESS[text_of(right)], "pause_mode_value", self.rules.cite("pause_mode"), 0.9)
+
+    def on_constructor_definition(self, node: ts.Node) -> None:
+        """`func _init(a).(b):` -> `func _init(a):` with `super(b)` as its first statement."""
+        dot = next((c for c in node.children if c.type == "."), None)
+        base_args = next((c for c in node.children if c.type == "arguments"), None)
+        body = next((c for c in node.children if c.type == "body"), None)
+        if dot is None or base_args is None or body is None or not body.named_children:
+            return
+        first = body.named_children[0]
+        indent = self.indent_of(first)
+        if indent is None:
+            return
+        self.edit(dot, base_args, "", "init_super", self.rules.cite("init_super"))
+        self.edit(first.start_point, first.start_point, f"super{self.render(base_args)}\n{indent}", "init_super",
+                  self.rules.cite("init_super"))
+
+    def on_call(self, node: ts.Node) -> None:
+        name = text_of(node.children[0])
+        if name in ("interpolate_property", "interpolate_method", "interpolate_callback"):
+            self.manual_item(node, "tween", f"Tween.{name}()", "Godot 4 tweens are created with create_tween() and "
+                             "chain tween_property/tween_method/tween_callback", self.rules.cite("tween"))
+
+    def on_attribute_call(self, node: ts.Node) -> None:
+        self.on_call(node)

@@ -1,0 +1,105 @@
+"""Godot 3's `OS.window_*` and friends: the window is a `Window` node (or DisplayServer) in Godot 4."""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+
+from gd_assets.core.rewrite.tree import args_of, text_of
+
+# property -> (the value read, the statement that sets it from {v})
+WINDOW = {
+    "window_fullscreen": ("((get_window().mode == Window.MODE_EXCLUSIVE_FULLSCREEN) or "
+                          "(get_window().mode == Window.MODE_FULLSCREEN))",
+                          "get_window().mode = Window.MODE_EXCLUSIVE_FULLSCREEN if ({v}) else Window.MODE_WINDOWED"),
+    "window_maximized": ("(get_window().mode == Window.MODE_MAXIMIZED)",
+                         "get_window().mode = Window.MODE_MAXIMIZED if ({v}) else Window.MODE_WINDOWED"),
+    "window_minimized": ("(get_window().mode == Window.MODE_MINIMIZED)",
+                         "get_window().mode = Window.MODE_MINIMIZED if ({v}) else Window.MODE_WINDOWED"),
+    "window_resizable": ("(not get_window().unresizable)", "get_window().unresizable = not ({v})"),
+    "vsync_enabled": ("(DisplayServer.window_get_vsync_mode() != DisplayServer.VSYNC_DISABLED)",
+                      "DisplayServer.window_set_vsync_mode(DisplayServer.VSYNC_ENABLED if ({v}) "
+                      "else DisplayServer.VSYNC_DISABLED)"),
+    "window_borderless": ("get_window().borderless", "get_window().borderless = ({v})"),
+    "window_always_on_top": ("get_window().always_on_top", "get_window().always_on_top = ({v})"),
+    "window_size": ("get_window().size", "get_window().size = {v}"),
+    "window_position": ("get_window().position", "get_window().position = {v}"),
+    "min_window_size": ("get_window().min_size", "get_window().min_size = {v}"),
+    "max_window_size": ("get_window().max_size", "get_window().max_size = {v}"),
+    "screen_orientation": ("DisplayServer.screen_get_orientation()", "DisplayServer.screen_set_orientation({v})"),
+    "window_title": ("get_window().title", "get_window().title = {v}"),
+}
+# accessor method -> (property, is it the setter)
+ACCESSORS = {
+    **{f"set_{p}": (p, True) for p in WINDOW},
+    **{f"is_{p}": (p, False) for p in WINDOW},
+    **{f"get_{p}": (p, False) for p in WINDOW},
+    "set_use_vsync": ("vsync_enabled", True), "get_borderless_window": ("window_borderless", False),
+    "set_borderless_window": ("window_borderless", True),
+}
+CALLS = {"get_screen_size": "DisplayServer.screen_get_size", "get_screen_count": "DisplayServer.get_screen_count",
+         "get_screen_dpi": "DisplayServer.screen_get_dpi", "get_current_screen": "get_window().current_screen"}
+
+
+class WindowRules:
+    """`OS.window_fullscreen = x`, `OS.set_window_size(s)`, `if OS.is_window_maximized():` ..."""
+
+    def window_cite(self, prop: str) -> dict | None:
+        for key in (f"map:diff:property:OS.{prop}", f"map:diff:method:OS.set_{prop}", f"map:diff:method:OS.is_{prop}",
+                    f"map:diff:method:OS.get_{prop}"):
+            found = self.rules.cite(key)
+            if found is not None:
+                return found
+        return self.rules.cite("os_window")
+
+    @staticmethod
+    def _assigned(node: ts.Node) -> bool:
+        parent = node.parent
+        return parent is not None and parent.type == "assignment" and parent.named_children[0].id == node.id and \
+            parent.parent is not None and parent.parent.type == "expression_statement" and parent.children[1].type == "="
+
+    def window_assignment(self, assignment: ts.Node) -> bool:
+        """`OS.window_fullscreen = x` -> the statement that sets it in Godot 4."""
+        left = assignment.named_children[0]
+        parts = [c for c in left.children if c.type not in (".", "line_continuation")] if left.type == "attribute" else []
+        if len(parts) != 2 or text_of(parts[0]) != "OS" or text_of(parts[1]) not in WINDOW or not self._assigned(left) \
+                or self.is_project_name("OS"):
+            return False
+        prop = text_of(parts[1])
+        value = self.render(assignment.named_children[-1])
+        self.replace(assignment, WINDOW[prop][1].format(v=value), "os_window", self.window_cite(prop), 0.85)
+        return True
+
+    def os_window(self, node: ts.Node) -> bool:
+        """Rewrite `OS.<window member>` chains of exactly two parts; True when handled."""
+        parts = [c for c in node.children if c.type not in (".", "line_continuation")]
+        if len(parts) != 2 or parts[0].type != "identifier" or text_of(parts[0]) != "OS" or \
+                self.is_project_name("OS"):
+            return False
+        member = parts[1]
+        parent = node.parent
+        if member.type == "identifier" and text_of(member) in WINDOW:
+            prop = text_of(member)
+            getter, setter = WINDOW[prop]
+            if self._assigned(node):
+                return True  # the assignment as a whole, once its value is rewritten (window_assignment)
+            self.replace(node, getter, "os_window", self.window_cite(prop), 0.85)
+            return True
+        if member.type != "attribute_call":
+            return False
+        name = text_of(member.children[0])
+        args = args_of(member)
+        if name in CALLS and not args:
+            self.replace(node, CALLS[name] + "()", "os_window", self.rules.cite(f"map:diff:method:OS.{name}")
+                         or self.rules.cite("os_window"), 0.85)
+            return True
+        if name not in ACCESSORS:
+            return False
+        prop, setter = ACCESSORS[name]
+        getter_text, setter_text = WINDOW[prop]
+        if setter and len(args) == 1 and parent is not None and parent.type == "expression_statement":
+            self.replace(node, setter_text.format(v=self.render(args[0])), "os_window", self.window_cite(prop), 0.85)
+            return True
+        if not setter and not args:
+            self.replace(node, getter_text, "os_window", self.window_cite(prop), 0.85)
+            return True
+        return False
