@@ -22,23 +22,12 @@ from pathlib import Path
 
 from devset import TOPLEVEL, Unit, flagged, gd_items, list_errors, print_table, reasons, score
 from judging import EvidenceSource, Item, attach_scopes, load_judge, run_judge
+from rewrite_scoring import tokens
 from trees import cache_root
 
 DEFAULT_PORTS = ["tps-demo:/work/.mirror/godotengine+tps-demo/repo:3.x:f41444c"]
 PATTERNS = ("*.gd", "*.tscn", "*.godot")
-_TOKEN = re.compile(r'''
-    (?P<skip>[ \t\r\n\f]+|\\\n|\#[^\n]*)
-  | (?P<tok>"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'
-  | 0[xX][0-9A-Fa-f_]+|0[bB][01_]+|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?
-  | [A-Za-z_]\w*
-  | \*\*=|<<=|>>=|->|:=|==|!=|<=|>=|&&|\|\||\+=|-=|\*=|/=|%=|&=|\|=|\^=|\*\*|<<|>>|\.\.
-  | \S)''', re.VERBOSE)
 _FUNC = re.compile(r"(?:static\s+)?func\s+([A-Za-z_]\w*)")
-
-
-def tokens(text: str) -> list[str]:
-    """Tokens as the devset README reads them: strings whole, comments and whitespace dropped."""
-    return [m.group("tok") for m in _TOKEN.finditer(text) if m.group("tok") is not None]
 
 
 def unit_of_lines(text: str) -> list[str]:

@@ -21,7 +21,7 @@ DEFAULT_REQUEST = (
     "Check whether this project is Godot 3 or Godot 4 and, where needed, find evidence for converting it"
 )
 MAX_SHAPE = 80
-JUDGE_ONLY = ("name", "property", "named_member", "project_context")  # cue sources the judge reads and the retriever does not
+JUDGE_ONLY = ("name", "property", "named_member", "project_context", "declared_member")  # cue sources the judge reads and the retriever does not
 
 
 @dataclass(frozen=True)
@@ -140,10 +140,18 @@ def _gdscript_cues(text: str, cues: _Cues) -> None:
             cues.add(stripped.lstrip("#").strip()[:MAX_SHAPE], "converter_leftover")
 
 
+_MEMBER_KINDS = ("variable_statement", "export_variable_statement", "onready_variable_statement")
+
+
 def _node_cues(node: ts.Node, cues: _Cues) -> None:
     kind = node.type
     if not node.is_named:
         return
+    if kind in _MEMBER_KINDS and cues.scope is not None and node.parent is not None and node.parent.type == "source":
+        name = node.child_by_field_name("name") or next((c for c in node.children if c.type == "name"), None)
+        engine = cues.scope.engine_class_of(cues.scope.self_type())
+        if name is not None and engine is not None:  # a member a Godot 4 engine class may have taken
+            cues.add(_text(name), "declared_member", engine)
     if kind == "extends_statement":
         for child in node.named_children:
             target = _text(child).strip()

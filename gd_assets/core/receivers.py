@@ -185,6 +185,12 @@ class Scope:
         if type_ != UNKNOWN and not type_.startswith(PROJECT):
             yield None, type_  # an engine class, or one of a module (OTHER)
 
+    def engine_class_of(self, type_: str) -> str | None:
+        """The engine class at the end of a type's extends chain (itself for an engine class)."""
+        if is_engine(type_):
+            return type_
+        return next((cls for _, cls in self._chain(type_) if cls is not None and is_engine(cls)), None)
+
     def owner(self, type_: str, member: str) -> str:
         """The receiver owning `member` on a value of `type_`."""
         if type_ == UNKNOWN:

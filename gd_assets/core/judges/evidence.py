@@ -21,7 +21,7 @@ from gd_assets.core.corpus.surface import Surface, load_surface, split_args
 from gd_assets.core.judges import JudgeIdentity, register
 from gd_assets.core.judges.base import JudgeInput, Judgement
 
-RULES_VERSION = "evidence-rules-2"  # 2: receivers and project context
+RULES_VERSION = "evidence-rules-3"  # 2: receivers and project context; 3: members Godot 4 classes took
 
 # GDScript 1 (Godot 3) syntax that Godot 4 rejects, and GDScript 2 syntax Godot 3 rejects.
 GD3_SYNTAX = {
@@ -184,6 +184,8 @@ class EvidenceJudge:
         if receiver.startswith(("project", "other:")):
             return []  # the project's own name, or a module's class neither reference documents
         engine = receiver if receiver != "?" else None
+        if source == "declared_member":
+            return self._declared_member_markers(text, receiver)
         if source in ("extends", "type", "identifier") and text[:1].isupper():
             return self._name_markers(text, source)
         if source == "node_path":
@@ -253,6 +255,16 @@ class EvidenceJudge:
             if new:
                 return [Marker("3", name, f"`{name}` exists only in Godot 3 (Godot 4: `{new}`)", 0.8)]
         return []
+
+    def _declared_member_markers(self, name: str, cls: str) -> list[Marker]:
+        """`var velocity` in a KinematicBody2D script: Godot 4's class has that property, Godot 3's did not,
+        so in Godot 4 the member is a redefinition (a compile error)."""
+        s = self.surface
+        c3, c4 = self._versions_of(cls)
+        o4 = s.owner_of("4", c4, name, ("property",)) if c4 else None
+        if not (c3 and o4) or s.owner_of("3", c3, name):
+            return []
+        return [Marker("3", name, f"`var {name}` redefines Godot 4's `{o4}.{name}` (a compile error there)", 0.8)]
 
     def _versions_of(self, cls: str) -> tuple[str | None, str | None]:
         """The class's Godot 3 and Godot 4 names (a renamed class has two)."""

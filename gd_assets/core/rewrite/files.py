@@ -68,13 +68,15 @@ class FileRules:
             return False
         access = ACCESS[owner]
         cite = self.rules.cite("file" if owner == "File" else "directory")
-        args = re.sub(r"\b(File|Directory)\.", access + ".", ", ".join(self.render(a) for a in args_of(call)))
+        target = self.render(chain.children[0])
+        args = ", ".join(self.render(a) for a in args_of(call))
+        # `File.READ`, and `f.READ` read on the object being opened (null until open returns it)
+        args = re.sub(rf"\b(?:File|Directory|{re.escape(target)})\.(?=[A-Z_][A-Z0-9_]*\b)", access + ".", args)
         if name == "file_exists" and owner == "File":
             self.replace(chain, f"FileAccess.file_exists({args})", "file_access", cite, 0.9)
             return True
         if name not in OPENERS:
             return False
-        target = self.render(chain.children[0])
         setup = [f"{target} = {access}.{name}({args})"]
         if not self.hoist(chain, setup, f"{access}.get_open_error()", "file_access", "file" if owner == "File"
                           else "directory", 0.85):

@@ -119,19 +119,27 @@ class SyntaxRules:
                              self.rules.cite("rpc:" + keyword))
 
     def on_variable_statement(self, node: ts.Node) -> None:
-        """A member Godot 4's base class now has (`var velocity` in a KinematicBody2D script) does not
-        compile: the body's own `velocity` is what move_and_slide() reads, so the declaration goes."""
+        """A member Godot 4's engine class now has does not compile (`Member "velocity" redefined`). `var
+        velocity` in a KinematicBody script goes (the body's own `velocity` is what move_and_slide()
+        reads); any other such member is left to people, with the class that took its name."""
         if node.parent is None or node.parent.type != "source" or self.scope is None:
             return
         name = node.child_by_field_name("name")
         base = self.engine_class(self.scope.self_type())
-        if name is None or base not in ("KinematicBody2D", "KinematicBody") or text_of(name) != "velocity":
+        if name is None or base is None:
+            return
+        member = text_of(name)
+        surface = self.rules.surface
+        owner4 = surface.owner_of("4", self.rules.in4(base), member, ("property",))
+        if owner4 is None or surface.owner_of("3", base, member):
             return
         value = node.named_children[-1]
-        if not (value.type == "call" and text_of(value.children[0]) in ("Vector2", "Vector3") and not args_of(value)) \
-                and value.type not in ("name", "type") and text_of(value) not in ("Vector2.ZERO", "Vector3.ZERO"):
-            self.manual_item(node, "shadowed_member", "`var velocity` shadows CharacterBody's property",
-                             "remove the declaration and use the body's velocity", self.rules.cite("move_and_slide"))
+        trivial = (value.type == "call" and text_of(value.children[0]) in ("Vector2", "Vector3") and not args_of(value)) \
+            or value.type in ("name", "type") or text_of(value) in ("Vector2.ZERO", "Vector3.ZERO")
+        if member != "velocity" or base not in ("KinematicBody2D", "KinematicBody") or not trivial:
+            self.manual_item(node, "shadowed_member", f"`var {member}` redefines Godot 4's `{owner4}.{member}`",
+                             f"rename the member, or drop it and use {owner4}'s own property",
+                             self.rules.cite(f"map:diff:property:{owner4}.{member}") or self.rules.cite("move_and_slide"))
             return
         end = (node.end_point[0] + 1, 0) if node.end_point[0] + 1 < len(self.lines) else node.end_point
         self.edit(node.start_point, end, "", "shadowed_member", self.rules.cite("move_and_slide"), 0.8)
