@@ -45,8 +45,10 @@ def project_items(root: Path, prefix: str) -> tuple[dict[str, str], list[Item]]:
     return texts, items
 
 
-def migrate_tree(root: Path, out: Path, home: str, judge, evidence, gated: bool = True) -> dict:
-    """Rewrite the demo at `root` into `out`; returns counts (edits, manual items by kind, fragments)."""
+def migrate_tree(root: Path, out: Path, home: str, judge, evidence, gated: bool = True,
+                 left: dict | None = None) -> dict:
+    """Rewrite the demo at `root` into `out`; returns counts (edits, manual items by kind, fragments).
+    `left`, when given, gets (path, unit name) -> the kinds of the manual items in that unit."""
     texts, items = project_items(root, "dev")
     attach_scopes(root, items, home)
     rules = load_rules(str(Path(home) / "corpora.duckdb"))
@@ -62,6 +64,10 @@ def migrate_tree(root: Path, out: Path, home: str, judge, evidence, gated: bool 
         rewritten += bool(result.edits)
         per_file.setdefault(item.path, []).extend(result.edits)
         manual.setdefault(item.path, []).extend(m.kind for m in result.manual)
+        if left is not None and result.manual:
+            units = scoring.unit_names(texts[item.path])
+            for m in result.manual:
+                left.setdefault((item.path, units[m.start_line - 1]), []).append(m.kind)
     counts: Counter = Counter()
     for path, text in texts.items():
         migrated = migrate_file(path, text, per_file.get(path, []), manual.get(path, []))
@@ -142,18 +148,27 @@ def main(argv: list[str] | None = None) -> int:
     out_root = Path(args.out) if args.out else cache_root() / "rewrite"
     judge = load_judge("evidence", home=args.home)
     evidence = EvidenceSource(args.home, cache_root(), retrieval=False)
-    scores, counts = [], Counter()
+    scores, counts, left = [], Counter(), {}
     for demo in truth["demos"]:
         gd3 = extract(args.mirror, demo["gd3"]["commit"], demo["gd3"]["subpath"])
         gd4 = extract(args.mirror, demo["gd4"]["commit"], demo["gd4"]["subpath"])
         out = out_root / demo["demo"]
-        counts.update(migrate_tree(gd3, out, args.home, judge, evidence, gated=not args.ungated))
-        scores.extend(scoring.score_demo(demo, gd3, gd4, out))
+        found: dict = {}
+        counts.update(migrate_tree(gd3, out, args.home, judge, evidence, gated=not args.ungated, left=found))
+        demo_scores = scoring.score_demo(demo, gd3, gd4, out)
+        scores.extend(demo_scores)
+        changed = {(s.path, s.function) for s in demo_scores if s.reproduction is not None}
+        left.update({(demo["demo"], *k): v for k, v in found.items() if k in changed})
     ours = scoring.summary(scores)
     print(f"rewrite {'of every fragment' if args.ungated else 'of fragments judged migration_needed'}; "
           f"rewritten demos in {out_root}")
     scoring.print_table([("ours", ours), ("converter (README)", scoring.CONVERTER)])
     print("\n" + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+    kinds = Counter(k for v in left.values() for k in set(v))
+    print(f"changed units with something left to people: {len(left)} of {ours['changed']} ("
+          + ", ".join(f"{k} {n}" for k, n in kinds.most_common()) + ")")
+    for (demo, path, unit), found in sorted(left.items()):
+        print(f"  {demo}/{path}::{unit}: {', '.join(sorted(set(found)))}")
     if args.verbose:
         for s in sorted(scores, key=lambda s: (s.reproduction if s.reproduction is not None else 2)):
             if (s.reproduction is not None and s.d_rt > s.d_at) or s.false_rewrite:

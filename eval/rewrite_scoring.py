@@ -43,15 +43,23 @@ def tokens(text: str) -> list[str]:
     return [m.group("tok") for m in _TOKEN.finditer(text) if m.group("tok") is not None]
 
 
-def cut_units(text: str) -> dict[str, str]:
-    """Name -> text: a column-0 function runs to the next column-0 code line; the rest is `<toplevel>`."""
-    units: dict[str, list[str]] = {TOPLEVEL: []}
-    current = TOPLEVEL
+def unit_names(text: str) -> list[str]:
+    """The unit of each line: a column-0 function runs to the next column-0 code line; the rest is `<toplevel>`."""
+    names, current = [], TOPLEVEL
     for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        if line[:1].strip() and line[0] != "#":
+        if line and not line[0].isspace() and not line.startswith("#"):
             match = _FUNC.match(line)
             current = match.group(1) if match else TOPLEVEL
-        units.setdefault(current, []).append(line)  # a repeated name joins its first definition
+        names.append(current)
+    return names
+
+
+def cut_units(text: str) -> dict[str, str]:
+    """Name -> text of each unit (`unit_names`); a repeated name joins its first definition."""
+    units: dict[str, list[str]] = {TOPLEVEL: []}
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for name, line in zip(unit_names(text), lines):
+        units.setdefault(name, []).append(line)
     return {name: "\n".join(lines) for name, lines in units.items()}
 
 

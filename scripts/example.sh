@@ -12,3 +12,5 @@ for project in examples/dodge-godot3 examples/dodge-godot4; do
   gd-assets analyze "$project"
   echo
 done
+# The Godot 4 copy of the Godot 3 example (analysed above, so only the copy is written), and its patch.
+gd-assets migrate examples/dodge-godot3

@@ -195,10 +195,12 @@ def test_tween_is_left_to_people_with_evidence(rules):
 
 
 def test_os_window_properties(rules):
-    body = ("func _ready():\n\tpause_mode = 2\n\tOS.window_fullscreen = true\n\tOS.set_window_size(Vector2(640, 480))\n"
+    body = ("func _ready():\n\tpause_mode = 2\n\tOS.window_fullscreen = true\n\tOS.set_use_vsync(settings.vsync)\n\tOS.set_window_size(Vector2(640, 480))\n"
             "\tif OS.is_window_maximized():\n\t\tprint(OS.get_screen_size())\n")
     out = migrated(rules, body)
-    assert "get_window().mode = Window.MODE_EXCLUSIVE_FULLSCREEN if (true) else Window.MODE_WINDOWED" in out
+    assert "\tget_window().mode = Window.MODE_EXCLUSIVE_FULLSCREEN\n" in out
+    assert ("DisplayServer.window_set_vsync_mode(DisplayServer.VSYNC_ENABLED if (settings.vsync) "
+            "else DisplayServer.VSYNC_DISABLED)") in out
     assert "get_window().size = Vector2(640, 480)" in out and "\tprocess_mode = 3\n" in out
     assert "if (get_window().mode == Window.MODE_MAXIMIZED):" in out and "DisplayServer.screen_get_size()" in out
 
@@ -225,7 +227,9 @@ def test_godot4_code_is_left_as_it_is(rules):
     text = ("extends CharacterBody2D\n\n@export var speed := 200.0\n@onready var sprite: Sprite2D = $Sprite2D\n\n"
             "func _physics_process(delta: float) -> void:\n\tvelocity = Input.get_vector(&\"l\", &\"r\", &\"u\", &\"d\") * speed\n"
             "\tmove_and_slide()\n\tawait get_tree().process_frame\n\t$Timer.timeout.connect(_on_timeout)\n"
-            "\tsuper._physics_process(delta)\n\nfunc _on_timeout():\n\tqueue_redraw()\n")
+            "\tsuper._physics_process(delta)\n\tvar vp: Viewport = get_viewport()\n\t$Button.pressed.connect(_on_timeout)\n"
+            "\t$Camera2D.make_current()\n\nvar hp := 3: set = set_hp\n\nfunc set_hp(v):\n\thp = v\n\n"
+            "func _on_timeout():\n\tqueue_redraw()\n")
     files = {"project.godot": "config_version=5\n", "main.gd": text}
     out, results = rewrite_file(rules, files, "main.gd")
     assert out == text

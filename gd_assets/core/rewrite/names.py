@@ -48,8 +48,9 @@ class NameRules:
                          self.rules.cite("file" if name == "File" else "directory"), 0.9)
             return True
         row = self.rules.class_rename(name)
-        if row is None or self.is_project_name(name) or name in ("File", "Directory", "Tween"):
-            return False
+        if row is None or self.is_project_name(name) or name in ("File", "Directory", "Tween") or \
+                self.rules.surface.has_class("4", name):
+            return False  # `Viewport`, `Texture`: Godot 4 still has the class (a base of the renamed one)
         if self.scope is not None and self.scope.class_type(name) not in (None, name):
             return False
         self.replace(node, row.new, "class_rename", row.cite(), 0.95)
@@ -128,6 +129,10 @@ class NameRules:
                     if row is not None and not self.is_project_name("Color"):
                         self.replace(member, f"{row.new}", "color_rename", row.cite(), 0.95)
                         continue
+                following = members[members.index(member) + 1] if member is not members[-1] else None
+                if following is not None and following.type == "attribute_call" and \
+                        text_of(following.children[0]) in ("connect", "disconnect", "is_connected", "emit"):
+                    continue  # `button.pressed.connect(...)`: a signal, not the Godot 3 property
                 kind = "constant" if name.isupper() else "property"
                 self._member(member, kind, name, owner)
 

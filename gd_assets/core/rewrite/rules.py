@@ -136,6 +136,9 @@ class RewriteRules:
         if receiver is not None and self.surface.is_class(receiver) and \
                 self.surface.owner_of("3", receiver, name) is None and self.surface.owner_of("4", receiver, name) is None:
             receiver = None  # a value typed by its base class (`Node`) holding a subclass: read by name
+        kinds = {"constant": ("constant", "enum")}.get(kind, (kind,))
+        if receiver is not None and self.surface.owner_of("4", self.in4(receiver), name, kinds) is not None:
+            return None  # Godot 4 still documents the name on this class (`Camera2D.make_current`): it stays
         if receiver is not None:
             lineage = self.surface.ancestors("3", receiver) + self.surface.ancestors("4", self.in4(receiver))
             names = set(lineage) | {self.in4(c) for c in lineage}

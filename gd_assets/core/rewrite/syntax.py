@@ -94,6 +94,8 @@ class SyntaxRules:
         return None, None
 
     def on_setget(self, node: ts.Node) -> None:
+        if not any(c.type == "setget" and not c.is_named for c in node.children):
+            return  # GDScript 2's `: set = f` parses as the same node
         setter = next((c for c in node.children if c.type == "setter"), None)
         getter = next((c for c in node.children if c.type == "getter"), None)
         parts = ([f"set = {text_of(setter)}"] if setter is not None else []) + (

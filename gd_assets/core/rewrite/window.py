@@ -6,27 +6,42 @@ import tree_sitter as ts
 
 from gd_assets.core.rewrite.tree import args_of, text_of
 
-# property -> (the value read, the statement that sets it from {v})
+# property -> the value read in Godot 4
 WINDOW = {
-    "window_fullscreen": ("((get_window().mode == Window.MODE_EXCLUSIVE_FULLSCREEN) or "
-                          "(get_window().mode == Window.MODE_FULLSCREEN))",
-                          "get_window().mode = Window.MODE_EXCLUSIVE_FULLSCREEN if ({v}) else Window.MODE_WINDOWED"),
-    "window_maximized": ("(get_window().mode == Window.MODE_MAXIMIZED)",
-                         "get_window().mode = Window.MODE_MAXIMIZED if ({v}) else Window.MODE_WINDOWED"),
-    "window_minimized": ("(get_window().mode == Window.MODE_MINIMIZED)",
-                         "get_window().mode = Window.MODE_MINIMIZED if ({v}) else Window.MODE_WINDOWED"),
-    "window_resizable": ("(not get_window().unresizable)", "get_window().unresizable = not ({v})"),
-    "vsync_enabled": ("(DisplayServer.window_get_vsync_mode() != DisplayServer.VSYNC_DISABLED)",
-                      "DisplayServer.window_set_vsync_mode(DisplayServer.VSYNC_ENABLED if ({v}) "
-                      "else DisplayServer.VSYNC_DISABLED)"),
-    "window_borderless": ("get_window().borderless", "get_window().borderless = ({v})"),
-    "window_always_on_top": ("get_window().always_on_top", "get_window().always_on_top = ({v})"),
-    "window_size": ("get_window().size", "get_window().size = {v}"),
-    "window_position": ("get_window().position", "get_window().position = {v}"),
-    "min_window_size": ("get_window().min_size", "get_window().min_size = {v}"),
-    "max_window_size": ("get_window().max_size", "get_window().max_size = {v}"),
-    "screen_orientation": ("DisplayServer.screen_get_orientation()", "DisplayServer.screen_set_orientation({v})"),
-    "window_title": ("get_window().title", "get_window().title = {v}"),
+    "window_fullscreen": "((get_window().mode == Window.MODE_EXCLUSIVE_FULLSCREEN) or "
+                         "(get_window().mode == Window.MODE_FULLSCREEN))",
+    "window_maximized": "(get_window().mode == Window.MODE_MAXIMIZED)",
+    "window_minimized": "(get_window().mode == Window.MODE_MINIMIZED)",
+    "window_resizable": "(not get_window().unresizable)",
+    "vsync_enabled": "(DisplayServer.window_get_vsync_mode() != DisplayServer.VSYNC_DISABLED)",
+    "window_borderless": "get_window().borderless",
+    "window_always_on_top": "get_window().always_on_top",
+    "window_size": "get_window().size",
+    "window_position": "get_window().position",
+    "min_window_size": "get_window().min_size",
+    "max_window_size": "get_window().max_size",
+    "screen_orientation": "DisplayServer.screen_get_orientation()",
+    "window_title": "get_window().title",
+}
+# property -> the statement setting it, from the value {v}
+SETTERS = {
+    "window_resizable": "get_window().unresizable = not ({v})",
+    "window_borderless": "get_window().borderless = ({v})",
+    "window_always_on_top": "get_window().always_on_top = ({v})",
+    "window_size": "get_window().size = {v}",
+    "window_position": "get_window().position = {v}",
+    "min_window_size": "get_window().min_size = {v}",
+    "max_window_size": "get_window().max_size = {v}",
+    "screen_orientation": "DisplayServer.screen_set_orientation({v})",
+    "window_title": "get_window().title = {v}",
+}
+# property -> (the statement setting it from {c}, the choice for true, the choice for false)
+CHOICES = {
+    "window_fullscreen": ("get_window().mode = {c}", "Window.MODE_EXCLUSIVE_FULLSCREEN", "Window.MODE_WINDOWED"),
+    "window_maximized": ("get_window().mode = {c}", "Window.MODE_MAXIMIZED", "Window.MODE_WINDOWED"),
+    "window_minimized": ("get_window().mode = {c}", "Window.MODE_MINIMIZED", "Window.MODE_WINDOWED"),
+    "vsync_enabled": ("DisplayServer.window_set_vsync_mode({c})", "DisplayServer.VSYNC_ENABLED",
+                      "DisplayServer.VSYNC_DISABLED"),
 }
 # accessor method -> (property, is it the setter)
 ACCESSORS = {
@@ -38,6 +53,17 @@ ACCESSORS = {
 }
 CALLS = {"get_screen_size": "DisplayServer.screen_get_size", "get_screen_count": "DisplayServer.get_screen_count",
          "get_screen_dpi": "DisplayServer.screen_get_dpi", "get_current_screen": "get_window().current_screen"}
+
+
+def setter(prop: str, value: str) -> str:
+    """The Godot 4 statement setting `prop` to `value` (a literal true/false picks its choice)."""
+    if prop in CHOICES:
+        statement, when_true, when_false = CHOICES[prop]
+        choice = {"true": when_true, "false": when_false}.get(value, f"{when_true} if ({value}) else {when_false}")
+        return statement.format(c=choice)
+    if prop == "window_resizable" and value in ("true", "false"):
+        return f"get_window().unresizable = {'false' if value == 'true' else 'true'}"
+    return SETTERS[prop].format(v=value)
 
 
 class WindowRules:
@@ -66,7 +92,7 @@ class WindowRules:
             return False
         prop = text_of(parts[1])
         value = self.render(assignment.named_children[-1])
-        self.replace(assignment, WINDOW[prop][1].format(v=value), "os_window", self.window_cite(prop), 0.85)
+        self.replace(assignment, setter(prop, value), "os_window", self.window_cite(prop), 0.85)
         return True
 
     def os_window(self, node: ts.Node) -> bool:
@@ -79,7 +105,7 @@ class WindowRules:
         parent = node.parent
         if member.type == "identifier" and text_of(member) in WINDOW:
             prop = text_of(member)
-            getter, setter = WINDOW[prop]
+            getter = WINDOW[prop]
             if self._assigned(node):
                 return True  # the assignment as a whole, once its value is rewritten (window_assignment)
             self.replace(node, getter, "os_window", self.window_cite(prop), 0.85)
@@ -94,12 +120,11 @@ class WindowRules:
             return True
         if name not in ACCESSORS:
             return False
-        prop, setter = ACCESSORS[name]
-        getter_text, setter_text = WINDOW[prop]
-        if setter and len(args) == 1 and parent is not None and parent.type == "expression_statement":
-            self.replace(node, setter_text.format(v=self.render(args[0])), "os_window", self.window_cite(prop), 0.85)
+        prop, sets = ACCESSORS[name]
+        if sets and len(args) == 1 and parent is not None and parent.type == "expression_statement":
+            self.replace(node, setter(prop, self.render(args[0])), "os_window", self.window_cite(prop), 0.85)
             return True
-        if not setter and not args:
-            self.replace(node, getter_text, "os_window", self.window_cite(prop), 0.85)
+        if not sets and not args:
+            self.replace(node, WINDOW[prop], "os_window", self.window_cite(prop), 0.85)
             return True
         return False
