@@ -21,6 +21,7 @@ from gd_assets.core.ingest import (
     default_project_name,
     ingest,
     project_slug,
+    raw_files,
 )
 
 PLAYER_GD = "extends Area2D\n\nsignal hit\n\nfunc _ready():\n\thide()\n"
@@ -273,6 +274,29 @@ def test_zip_is_read_in_memory_and_escaping_entries_are_excluded(tmp_path):
         assert (files[path].included, files[path].reason) == (False, "zip entry escapes the project folder")
         assert files[path].text is None and files[path].content_hash == ""
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["Space_Game.zip", "work"]
+
+
+def test_raw_files_of_a_zip_are_its_safe_entries_without_the_wrapper(tmp_path):
+    archive = tmp_path / "game.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("game/project.godot", "config_version=4\n")
+        zf.writestr("game/art/ship.png", b"\x89PNG\x00")
+        zf.writestr(zipfile.ZipInfo("game/../../up.gd"), "extends Node\n")
+    files = {path: read() for path, read in raw_files(str(archive), "zip")}
+    assert files == {"project.godot": b"config_version=4\n", "art/ship.png": b"\x89PNG\x00"}
+
+
+def test_raw_files_of_a_folder_skip_git_and_links_leaving_it(tmp_path):
+    root = tmp_path / "game"
+    (root / ".git").mkdir(parents=True)
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (root / "player.gd").write_text(PLAYER_GD)
+    (tmp_path / "secret.txt").write_text("outside")
+    (root / "leak.txt").symlink_to(tmp_path / "secret.txt")
+    (root / "inside.gd").symlink_to(root / "player.gd")
+    files = {path: read() for path, read in raw_files(str(root), "folder")}
+    assert files == {"inside.gd": PLAYER_GD.encode(), "player.gd": PLAYER_GD.encode()}
+    assert list(raw_files(str(root), "dump")) == []
 
 
 def test_zip_folder_is_kept_when_it_is_not_a_project_wrapper(tmp_path):
