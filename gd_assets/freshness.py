@@ -113,12 +113,13 @@ def rewrite_data_version(content_hash: str, edits: str, manual: str) -> str:
 
 
 def stale_rewrites(project: str, version: str) -> list[str]:
-    """Judged fragments of `project` whose rewrite is missing or made from other text, another
-    judgement (migration needed or not), another project context or other rules, in file order."""
+    """Fragments of `project` judged to need migration whose rewrite is missing or made from other
+    text, another judgement, another project context or other rules, in file order. A fragment that
+    needs no migration has nothing to rewrite: it gets no rewrite (and no partition event)."""
     return store.query(
         "SELECT f.key FROM fragments f JOIN judgements j ON j.key = f.key AND j.content_hash = f.content_hash "
         "LEFT JOIN rewrites r ON r.key = f.key LEFT JOIN project_contexts c ON c.project = f.project "
-        "WHERE f.project = ? AND (r.key IS NULL OR r.content_hash IS DISTINCT FROM f.content_hash "
+        "WHERE f.project = ? AND j.migration_needed AND (r.key IS NULL OR r.content_hash IS DISTINCT FROM f.content_hash "
         "OR r.migration_needed IS DISTINCT FROM j.migration_needed OR r.context_version IS DISTINCT FROM c.version "
         "OR r.rewrite_version IS DISTINCT FROM ?) ORDER BY f.path, f.ordinal", [project, version])["key"].to_list()
 

@@ -162,10 +162,10 @@ def run_judgement(project: str, judge: str | None = None) -> int:
 def run_rewrite(project: str) -> int:
     """Rewrites for the judged fragments whose rewrite is stale or unrecorded; returns how many."""
     version = rewrite_version(project_resources["retrieval_index"].corpus_version())
-    stale = stale_rewrites(project, version)
-    judged = set(store.query("SELECT j.key FROM judgements j JOIN fragments f ON f.key = j.key "
-                             "AND f.content_hash = j.content_hash WHERE f.project = ?", [project])["key"].to_list())
-    keys = [k for k in with_unmaterialised(project, "fragment_rewrite", stale) if k in judged]
+    needed = store.needs_migration(project)
+    store.drop_rewrites_except(project, needed)
+    wanted = set(needed)
+    keys = [k for k in with_unmaterialised(project, "fragment_rewrite", stale_rewrites(project, version)) if k in wanted]
     return _fragment_run(fragment_rewrite, keys)
 
 
@@ -210,8 +210,9 @@ def resume(project: str, judge: str | None = None) -> dict:
     todo = {}
     for asset in (fragment_evidence, fragment_judgement, fragment_rewrite):
         name = asset.key.to_user_string()
-        states = fragment_states(inst, name, keys)
-        todo[name] = _fragment_run(asset, [k for k in keys if states[k] in UNFINISHED], judge=judge)
+        scope = store.needs_migration(project) if asset is fragment_rewrite else keys
+        states = fragment_states(inst, name, scope)
+        todo[name] = _fragment_run(asset, [k for k in scope if states[k] in UNFINISHED], judge=judge)
     run_verdict(project)
     return {"closed_runs": closed, **todo}
 

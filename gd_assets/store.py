@@ -330,9 +330,24 @@ def evidence_by_key(keys: Sequence[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def project_rewrites(project: str) -> pl.DataFrame:
-    """The rewrites of a project's current fragments (same text as rewritten), in file order."""
+    """The rewrites of a project's current fragments (same text as rewritten) that still need
+    migration, in file order."""
     return query("SELECT r.* FROM rewrites r JOIN fragments f ON f.key = r.key AND f.content_hash = r.content_hash "
+                 "JOIN judgements j ON j.key = r.key AND j.content_hash = f.content_hash AND j.migration_needed "
                  "WHERE r.project = ? ORDER BY f.path, f.ordinal", [project])
+
+
+def needs_migration(project: str) -> list[str]:
+    """Keys of the fragments whose current judgement says migration is needed, in file order."""
+    return query("SELECT f.key FROM fragments f JOIN judgements j ON j.key = f.key AND j.content_hash = f.content_hash "
+                 "WHERE f.project = ? AND j.migration_needed ORDER BY f.path, f.ordinal", [project])["key"].to_list()
+
+
+def drop_rewrites_except(project: str, keys: Sequence[str]) -> None:
+    """Forget the rewrites of fragments no longer judged to need migration (their edits must not apply)."""
+    with duck.connect(db_path()) as con:
+        create_tables(con)
+        con.execute("DELETE FROM rewrites WHERE project = ? AND NOT list_contains(?, key)", [project, list(keys)])
 
 
 def project_row(project: str) -> dict | None:

@@ -1,8 +1,9 @@
 """`fragment_rewrite`: the Godot 4 text of each fragment judged to need migration, edit by edit.
 
 Reads the fragment, its judgement and its project's context; writes the edits (each with its rule
-and the corpus row it rests on) and the manual items. A fragment the judge found neutral, Godot 4 or
-needing nothing gets an empty rewrite, recorded all the same so a resume knows it is done.
+and the corpus row it rests on) and the manual items. The command line materialises only the
+fragments judged to need migration (the others have nothing to rewrite, and a partition event
+costs more than the rewrite itself); launched on another fragment, it records an empty rewrite.
 """
 
 import datetime as dt
