@@ -58,16 +58,18 @@ def _failure_message(result: dg.ExecuteInProcessResult) -> str:
     return "the run failed"
 
 
-def contiguous_blocks(all_keys: Sequence[str], wanted: Sequence[str]) -> list[tuple[str, str]]:
-    """(first, last) ranges over `all_keys` (the order partitions were added) covering exactly `wanted`."""
-    want = set(wanted)
+def contiguous_blocks(all_keys: Sequence[str], wanted: Sequence[str],
+                      skippable: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(first, last) ranges over `all_keys` (the order partitions were added) covering exactly `wanted`;
+    a run of `skippable` keys (ones the asset passes over) between two wanted keys does not split a range."""
+    want, skip = set(wanted), set(skippable)
     blocks: list[tuple[str, str]] = []
     start = prev = None
     for key in all_keys:
         if key in want:
             start = key if start is None else start
             prev = key
-        elif start is not None:
+        elif start is not None and key not in skip:
             blocks.append((start, prev))
             start = None
     if start is not None:
@@ -76,7 +78,7 @@ def contiguous_blocks(all_keys: Sequence[str], wanted: Sequence[str]) -> list[tu
 
 
 def materialize(selection: Sequence, *, partition_key: str | None = None, fragment_keys: Sequence[str] | None = None,
-                graph: Sequence | None = None, resources: dict | None = None, run_config: dict | None = None,
+                skippable: Sequence[str] = (), graph: Sequence | None = None, resources: dict | None = None, run_config: dict | None = None,
                 log_level: str = "WARNING", raise_on_error: bool = True) -> list[dg.ExecuteInProcessResult]:
     """Materialise `selection` (assets of `graph`, the project assets by default) as recorded runs:
     one run, or one per contiguous block of `fragment_keys`. The console shows `log_level` and
@@ -87,7 +89,7 @@ def materialize(selection: Sequence, *, partition_key: str | None = None, fragme
     inst = instance()
     runs: list[dict] = [{"partition_key": partition_key, "tags": {}}]
     if fragment_keys is not None:
-        blocks = contiguous_blocks(inst.get_dynamic_partitions(fragments_partitions.name), fragment_keys)
+        blocks = contiguous_blocks(inst.get_dynamic_partitions(fragments_partitions.name), fragment_keys, skippable)
         runs = [{"partition_key": None, "tags": {"dagster/asset_partition_range_start": first,
                                                  "dagster/asset_partition_range_end": last}} for first, last in blocks]
     results = []
@@ -139,10 +141,10 @@ def with_unmaterialised(project: str, asset: str, keys: list[str]) -> list[str]:
 
 
 def _fragment_run(asset: dg.AssetsDefinition, keys: list[str], run_config: dict | None = None,
-                  judge: str | None = None) -> int:
+                  judge: str | None = None, skippable: Sequence[str] = ()) -> int:
     if keys:
         resources = {**project_resources, "judge_backend": judge_backend(judge)}
-        materialize([asset], fragment_keys=keys, resources=resources, run_config=run_config)
+        materialize([asset], fragment_keys=keys, skippable=skippable, resources=resources, run_config=run_config)
     return len(keys)
 
 
@@ -162,11 +164,14 @@ def run_judgement(project: str, judge: str | None = None) -> int:
 def run_rewrite(project: str) -> int:
     """Rewrites for the judged fragments whose rewrite is stale or unrecorded; returns how many."""
     version = rewrite_version(project_resources["retrieval_index"].corpus_version())
-    needed = store.needs_migration(project)
+    judged = store.current_judgements(project)
+    needed = [k for k, migration in judged.items() if migration]
     store.drop_rewrites_except(project, needed)
-    wanted = set(needed)
-    keys = [k for k in with_unmaterialised(project, "fragment_rewrite", stale_rewrites(project, version)) if k in wanted]
-    return _fragment_run(fragment_rewrite, keys)
+    keys = [k for k in with_unmaterialised(project, "fragment_rewrite", stale_rewrites(project, version))
+            if judged.get(k)]
+    # The judged fragments that need nothing ride along (the asset passes over them): one run per
+    # stretch of the project rather than one per scattered key.
+    return _fragment_run(fragment_rewrite, keys, skippable=[k for k, migration in judged.items() if not migration])
 
 
 def run_verdict(project: str) -> None:
@@ -210,9 +215,12 @@ def resume(project: str, judge: str | None = None) -> dict:
     todo = {}
     for asset in (fragment_evidence, fragment_judgement, fragment_rewrite):
         name = asset.key.to_user_string()
-        scope = store.needs_migration(project) if asset is fragment_rewrite else keys
+        judged = store.current_judgements(project) if asset is fragment_rewrite else {}
+        scope = [k for k, migration in judged.items() if migration] if asset is fragment_rewrite else keys
         states = fragment_states(inst, name, scope)
-        todo[name] = _fragment_run(asset, [k for k in scope if states[k] in UNFINISHED], judge=judge)
+        skippable = [k for k, migration in judged.items() if not migration]
+        todo[name] = _fragment_run(asset, [k for k in scope if states[k] in UNFINISHED], judge=judge,
+                                   skippable=skippable)
     run_verdict(project)
     return {"closed_runs": closed, **todo}
 

@@ -337,10 +337,11 @@ def project_rewrites(project: str) -> pl.DataFrame:
                  "WHERE r.project = ? ORDER BY f.path, f.ordinal", [project])
 
 
-def needs_migration(project: str) -> list[str]:
-    """Keys of the fragments whose current judgement says migration is needed, in file order."""
-    return query("SELECT f.key FROM fragments f JOIN judgements j ON j.key = f.key AND j.content_hash = f.content_hash "
-                 "WHERE f.project = ? AND j.migration_needed ORDER BY f.path, f.ordinal", [project])["key"].to_list()
+def current_judgements(project: str) -> dict[str, bool]:
+    """Fragment key -> migration needed, for the fragments with a judgement of their current text."""
+    rows = query("SELECT f.key, j.migration_needed FROM fragments f JOIN judgements j ON j.key = f.key "
+                 "AND j.content_hash = f.content_hash WHERE f.project = ? ORDER BY f.path, f.ordinal", [project])
+    return dict(zip(rows["key"].to_list(), rows["migration_needed"].to_list()))
 
 
 def drop_rewrites_except(project: str, keys: Sequence[str]) -> None:

@@ -89,3 +89,12 @@ def test_killed_run_resumes_only_unfinished_fragments(analysis_home, tmp_path):
     assert next(iter(checks.values())).status.value == "SUCCEEDED"
     doc = json.loads(json.dumps(views.verdict_document("crowd"), default=str))
     assert doc["verdict"] == "godot3" and doc["counts"]["fragments"] == total
+
+
+def test_runs_cover_contiguous_keys_and_ride_over_skippable_ones():
+    order = ["p/a", "p/b", "p/c", "q/x", "p/d", "p/e"]
+    assert orchestrate.contiguous_blocks(order, ["p/a", "p/c", "p/e"]) == [("p/a", "p/a"), ("p/c", "p/c"),
+                                                                           ("p/e", "p/e")]
+    skippable = ["p/b", "p/d"]
+    assert orchestrate.contiguous_blocks(order, ["p/a", "p/c", "p/e"], skippable) == [("p/a", "p/c"), ("p/e", "p/e")]
+    assert orchestrate.contiguous_blocks(order, ["p/c"], ["p/a", "p/b", "p/d", "p/e"]) == [("p/c", "p/c")]

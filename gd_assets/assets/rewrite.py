@@ -1,9 +1,9 @@
 """`fragment_rewrite`: the Godot 4 text of each fragment judged to need migration, edit by edit.
 
 Reads the fragment, its judgement and its project's context; writes the edits (each with its rule
-and the corpus row it rests on) and the manual items. The command line materialises only the
-fragments judged to need migration (the others have nothing to rewrite, and a partition event
-costs more than the rewrite itself); launched on another fragment, it records an empty rewrite.
+and the corpus row it rests on) and the manual items. Only fragments judged to need migration are
+materialised: the others have nothing to rewrite and are passed over (no row, no event: a partition
+event costs far more than a rewrite), so a run may cover a whole stretch of a project.
 """
 
 import datetime as dt
@@ -96,23 +96,21 @@ def fragment_rewrite(context: dg.AssetExecutionContext, config: RewriteConfig,
         if missing or len(frags) != len(batch):
             raise dg.Failure(f"{len(missing) or len(batch) - len(frags)} fragments have no current judgement "
                              f"(e.g. {(missing or batch)[0]}): materialise fragment_judgement for them first")
+        frags = [f for f in frags if judged[f["key"]]["migration_needed"]]
         rows, results = [], []
         for frag in frags:
             if frag["project"] not in contexts:
                 known = store.project_context_row(frag["project"])
                 contexts[frag["project"]] = (load_context(frag["project"]), known["version"] if known else None)
             ctx, ctx_version = contexts[frag["project"]]
-            if judged[frag["key"]]["migration_needed"]:
-                scope = Scope.of(ctx, frag["path"], frag["symbol"], rules.surface)
-                result = rewrite_fragment(frag["kind"], frag["text"], frag["start_line"], frag["file_kind"], scope,
-                                          rules)
-            else:
-                result = FragmentRewrite(text=frag["text"])
+            scope = Scope.of(ctx, frag["path"], frag["symbol"], rules.surface)
+            result = rewrite_fragment(frag["kind"], frag["text"], frag["start_line"], frag["file_kind"], scope, rules)
             rows.append(rewrite_row(frag, judged[frag["key"]], result, ctx_version, version))
             results.append(result)
             totals["edits"] += len(result.edits)
             totals["manual"] += len(result.manual)
-        store.upsert("rewrites", store.frame("rewrites", rows))
+        if rows:
+            store.upsert("rewrites", store.frame("rewrites", rows))
         pointers = latest_inputs(context.instance, "fragment_judgement", batch)
         for frag, row, result in zip(frags, rows, results):
             data_version = rewrite_data_version(row["content_hash"], row["edits"], row["manual"])
