@@ -386,6 +386,14 @@ def test_git_url_is_cloned_without_hooks_or_filters(hostile_repo):
     assert files["player.gd"].text == PLAYER_GD
 
 
+def test_raw_files_of_a_git_source_come_from_a_fresh_safe_clone(hostile_repo):
+    repo, marker, filter_marker = hostile_repo
+    files = {path: read() for path, read in raw_files(repo.as_uri(), "git")}
+    assert not marker.exists() and not filter_marker.exists()
+    assert sorted(files) == [".gitattributes", "player.gd", "project.godot"]
+    assert files["player.gd"] == PLAYER_GD.encode()
+
+
 def test_bare_repository_path_is_cloned(hostile_repo, tmp_path):
     repo, marker, _ = hostile_repo
     bare = tmp_path / "game.git"

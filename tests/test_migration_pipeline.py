@@ -189,3 +189,18 @@ def test_show_gives_the_rewrite_of_a_fragment(analysis_home, tmp_path):
     assert rewrite["edits"][0]["rule"] == "class_rename"
     text = run_cli("show", "game", "game/player.gd::extends")
     assert "--- Godot 4 rewrite ---" in text.stdout and "KinematicBody2D -> CharacterBody2D" in text.stdout
+
+
+def test_migrate_a_git_source_copies_its_binary_files(analysis_home, tmp_path):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = write_project(tmp_path / "repo")
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
+    for args in (["init", "--quiet"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet",
+                                                     "-m", "init"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env=env)
+    doc = migrate_json(repo.as_uri(), "--project", "gitgame")
+    out = Path(doc["out"])
+    assert (out / "icon.png").read_bytes() == (repo / "icon.png").read_bytes()
+    assert (out / "player.gd").read_text().startswith("extends CharacterBody2D\n")
+    assert not (out / ".git").exists()

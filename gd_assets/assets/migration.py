@@ -71,33 +71,48 @@ def file_edits(project: str) -> tuple[dict[str, list[Edit]], dict[str, list[str]
     return edits, manual
 
 
-def write_copy(project: str, out: Path, log) -> list[FileMigration]:
-    """Write the migrated copy into `out` (a fresh folder); returns each rewritten file's migration."""
-    row = store.project_row(project)
-    files = store.project_files(project).to_dicts()
-    edits, manual = file_edits(project)
+def _migrated(f: dict, original: bytes | None, edits: dict, manual: dict, log) -> tuple[FileMigration, bytes]:
+    """One analysed text file: its migration (line ends as the source's) and the bytes to write."""
+    migrated = migrate_file(f["path"], f["text"], edits.get(f["path"], []), manual.get(f["path"], []))
+    if migrated.problem:
+        log.warning(f"{f['path']}: {migrated.problem}")
+    if original is not None and b"\r\n" in original:  # the patch and the copy keep the file's line ends
+        migrated.old, migrated.new = (t.replace("\n", "\r\n") for t in (migrated.old, migrated.new))
+    if original is not None and not migrated.changed:
+        return migrated, original
+    return migrated, migrated.new.encode(f["encoding"] or "utf-8")
+
+
+def _write(target: Path, data: bytes) -> None:
     try:
-        raw = dict(raw_files(row["source"], row["source_kind"]))
-    except (IngestError, OSError) as error:
-        log.warning(f"{project}: cannot read {row['source']} again ({error}); only its text files are written")
-        raw = {}
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    except OSError as error:  # not the source's fault: stop here, the previous copy stays whole
+        raise dg.Failure(f"cannot write {target}: {error.strerror or error}") from error
+
+
+def write_copy(project: str, out: Path, log) -> list[FileMigration]:
+    """Write the migrated copy into `out` (a fresh folder), reading the source once, file by file (a
+    git source is a clone that lasts as long as the reading); returns each analysed text file's migration."""
+    row = store.project_row(project)
+    texts = {f["path"]: f for f in store.project_files(project).to_dicts() if f["included"] and f["text"] is not None}
+    edits, manual = file_edits(project)
     migrations = []
-    for f in files:
-        target = out / f["path"]
-        if f["included"] and f["text"] is not None:
-            original = raw[f["path"]]() if f["path"] in raw else None
-            migrated = migrate_file(f["path"], f["text"], edits.get(f["path"], []), manual.get(f["path"], []))
-            if migrated.problem:
-                log.warning(f"{f['path']}: {migrated.problem}")
-            if original is not None and b"\r\n" in original:  # the patch and the copy keep the file's line ends
-                migrated.old, migrated.new = (t.replace("\n", "\r\n") for t in (migrated.old, migrated.new))
-            migrations.append(migrated)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(original if original is not None and not migrated.changed
-                               else migrated.new.encode(f["encoding"] or "utf-8"))
-        elif f["path"] in raw:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(raw[f["path"]]())
+    try:
+        for path, read in raw_files(row["source"], row["source_kind"]):
+            if path in texts:
+                migrated, data = _migrated(texts.pop(path), read(), edits, manual, log)
+                migrations.append(migrated)
+            else:
+                data = read()
+            _write(out / path, data)
+    except (IngestError, OSError) as error:
+        log.warning(f"{project}: cannot read {row['source']} again ({error}); its other files are written "
+                    "from the analysed text")
+    for path, f in texts.items():  # a dump's files, or a source that is gone
+        migrated, data = _migrated(f, None, edits, manual, log)
+        migrations.append(migrated)
+        _write(out / path, data)
     return migrations
 
 
