@@ -161,7 +161,31 @@ def load_port(spec: str, home: str | None) -> dict:
     return {"name": name, "refs": {"gd3": [ref3, commit3, config_version(root3)],
                                    "gd4": [ref4, commit4, config_version(root4)]},
             "counts": dict(counts), "truth": truth, "gd4_units": gd4_units, "gd4_items": items4,
-            "items": items3 + items4}
+            "items": items3 + items4, "root3": root3, "root4": root4, "pairs": pairs}
+
+
+def rewrite_table(ports: list[dict], home: str | None, evidence: EvidenceSource) -> None:
+    """The rewrite of each port's Godot 3 tree, scored against the port as ../shared/devset/README.md says
+    (units whose name is defined twice in a file are left out: the scoring reads them as one)."""
+    import rewrite_scoring as scoring
+    from rewrite import migrate_tree
+
+    judge = load_judge("evidence", home=home)
+    rows, everything = [], []
+    for port in ports:
+        out = cache_root() / "ports-rewrite" / port["name"]
+        counts = migrate_tree(port["root3"], out, home, judge, evidence)
+        row = {"demo": port["name"], "functions": [
+            {"path": u.path, "gd4_path": port["pairs"][u.path], "function": u.function, "status": u.status}
+            for u in port["truth"] if u.status in ("changed", "unchanged") and "<dup>" not in u.function]}
+        scores = scoring.score_demo(row, port["root3"], port["root4"], out)
+        everything.extend(scores)
+        rows.append((port["name"], scoring.summary(scores)))
+        print(f"{port['name']}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), file=sys.stderr)
+    if len(ports) > 1:
+        rows.append(("pooled", scoring.summary(everything)))
+    print("\nrewrite of the fragments judged migration_needed, scored against each port")
+    scoring.print_table(rows + [("converter (README, demos)", scoring.CONVERTER)])
 
 
 def false_flag_reasons(units: list[Unit], judgements: dict, top: int = 10) -> list[tuple[str, int, str]]:
@@ -187,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", action="append", metavar="NAME:GITDIR:GD3_REF:GD4_REF",
                         help=f"a port to score (repeatable; default {DEFAULT_PORTS[0]})")
     parser.add_argument("--verbose", action="store_true", help="list the evidence judge's misses and false flags")
+    parser.add_argument("--rewrite", action="store_true",
+                        help="also score the migration rewrite against each port (eval/rewrite.py's scoring)")
     parser.add_argument("--max-lines", type=int, default=12, help="lines of text shown per fragment")
     parser.add_argument("--json", default=None, metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args(argv)
@@ -226,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {count:4}  {reason}\n        e.g. {example}")
     if args.verbose:
         list_errors("evidence", truth, gd4_units, j, args.max_lines)
+    if args.rewrite:
+        rewrite_table(ports, args.home, evidence)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     return 0
