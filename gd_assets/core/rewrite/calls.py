@@ -14,7 +14,22 @@ MOVE_DEFAULTS = {"up_direction": ("Vector2.UP", "Vector3.UP", "Vector2(0, -1)", 
 
 
 class CallRules:
-    """Calls whose shape changed: yield, connect and other Callables, move_and_slide, JSON, xform."""
+    """Calls whose shape changed: yield, connect and other Callables, move_and_slide, JSON, xform.
+    A `call_<name>` method handles one name; `SHAPES` sends several names to one handler."""
+
+    # call name -> (handler, its extra arguments after the call name)
+    SHAPES = {
+        **{name: ("_signal_call", ()) for name in ("connect", "disconnect", "is_connected")},
+        **{name: ("_undo_method", ()) for name in ("add_do_method", "add_undo_method")},
+        **{name: ("_move_and_slide", ()) for name in ("move_and_slide", "move_and_slide_with_snap")},
+        **{name: ("_xform", ()) for name in ("xform", "xform_inv")},
+        "tween_callback": ("_tween_step", (2,)), "tween_method": ("_tween_step", (5,)),
+        **{name: ("_image_lock", ()) for name in ("lock", "unlock")},
+        **{name: ("_grid_cell", ()) for name in ("get_cell_item", "set_cell_item", "get_cell_item_orientation")},
+        "map_to_world": ("_grid_cell", ("map_to_local",)),
+        "apply_impulse": ("_swap_position", ("apply_impulse",)), "add_force": ("_swap_position", ("apply_force",)),
+        **{name: ("_tile_cell", ()) for name in ("set_cell", "set_cellv", "get_cell", "get_cellv")},
+    }
 
     def call_yield(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         if chain is not None:
@@ -76,15 +91,6 @@ class CallRules:
         self.replace(call, new, "signal_callable", self.rules.cite(rule))
         return True
 
-    def call_connect(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._signal_call(call, chain, owner, "connect")
-
-    def call_disconnect(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._signal_call(call, chain, owner, "disconnect")
-
-    def call_is_connected(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._signal_call(call, chain, owner, "is_connected")
-
     def call_funcref(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         args = args_of(call)
         if chain is not None or len(args) != 2:
@@ -113,7 +119,7 @@ class CallRules:
         self.replace(call.children[0], "JSON.parse_string", "json_static", self.rules.cite("parse_json"))
         return True
 
-    def call_xform(self, call: ts.Node, chain: ts.Node | None, owner: str, inverse: bool = False) -> bool:
+    def _xform(self, call: ts.Node, chain: ts.Node | None, owner: str, name: str) -> bool:
         """`t.xform(v)` -> `t * v`; `t.xform_inv(v)` -> `v * t` (Transform, Transform2D, Basis)."""
         args = args_of(call)
         if chain is None or len(chain.children) < 3 or len(args) != 1 or \
@@ -123,6 +129,7 @@ class CallRules:
         value = self.render(args[0])
         if args[0].type not in ("identifier", "attribute", "call", "get_node"):
             value = f"({value})"
+        inverse = name == "xform_inv"
         new = f"{value} * {base}" if inverse else f"{base} * {value}"
         if chain.parent is not None and chain.parent.type not in ("expression_statement", "variable_statement",
                                                                    "assignment", "return_statement",
@@ -132,9 +139,6 @@ class CallRules:
             return False
         self.replace(chain, new, "xform_operator", self.rules.cite("xform_inv" if inverse else "xform"), 0.85)
         return True
-
-    def call_xform_inv(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self.call_xform(call, chain, owner, inverse=True)
 
     def call_Basis(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         """`Basis(Vector3(x, y, z))` (Euler angles in Godot 3) -> `Basis.from_euler(Vector3(x, y, z))`."""
@@ -164,7 +168,7 @@ class CallRules:
                      self.rules.cite("sort_custom"), 0.85)
         return True
 
-    def _tween_step(self, call: ts.Node, owner: str, name: str, width: int) -> bool:
+    def _tween_step(self, call: ts.Node, chain: ts.Node | None, owner: str, name: str, width: int) -> bool:
         """Godot 3.5's SceneTreeTween `tween_callback(obj, "m", binds)` / `tween_method(obj, "m", from, to,
         duration, binds)` -> the Callable forms of Godot 4's Tween."""
         args = args_of(call)
@@ -175,12 +179,6 @@ class CallRules:
         parts = [self.callable_of(args[0], args[1], binds), *(self.render(a) for a in rest)]
         self.replace(call, f"{name}({', '.join(parts)})", "tween_callable", self.rules.cite("tween_" + name[6:]), 0.85)
         return True
-
-    def call_tween_callback(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._tween_step(call, owner, "tween_callback", 2)
-
-    def call_tween_method(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._tween_step(call, owner, "tween_method", 5)
 
     def hoist(self, node: ts.Node, setup: list[str], value: str, rule: str, cite: str, confidence: float) -> bool:
         """Run `setup` (statements) before the statement holding `node`, and read `value` where `node`
@@ -234,18 +232,12 @@ class CallRules:
         end = (row + 1, 0) if row + 1 < len(self.lines) else statement.end_point
         self.edit((row, 0), end, "", rule, self.rules.cite(cite), 0.9)
 
-    def _image_lock(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+    def _image_lock(self, call: ts.Node, chain: ts.Node | None, owner: str, name: str) -> bool:
         statement = self._statement_of(call, chain)
         if owner != "Image" or statement is None or args_of(call):
             return False
         self._drop_statement(statement, "image_lock_removed", "image_lock")
         return True
-
-    def call_lock(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._image_lock(call, chain, owner)
-
-    def call_unlock(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._image_lock(call, chain, owner)
 
     def call_parse(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         if owner != "JSON" or chain is None or text_of(chain.children[0]) != "JSON":
@@ -279,18 +271,6 @@ class CallRules:
                      self.rules.cite("gridmap_cell"), 0.9)
         return True
 
-    def call_get_cell_item(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._grid_cell(call, chain, owner, "get_cell_item")
-
-    def call_set_cell_item(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._grid_cell(call, chain, owner, "set_cell_item")
-
-    def call_get_cell_item_orientation(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._grid_cell(call, chain, owner, "get_cell_item_orientation")
-
-    def call_map_to_world(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._grid_cell(call, chain, owner, "map_to_world", "map_to_local")
-
     def call_join(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         """`PoolStringArray(parts).join(", ")` -> `", ".join(PackedStringArray(parts))`."""
         args = args_of(call)
@@ -314,12 +294,6 @@ class CallRules:
         self.replace(call, f"{new}({self.render(args[1])}, {self.render(args[0])})", "position_last",
                      self.rules.cite(new), 0.9)
         return True
-
-    def call_apply_impulse(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._swap_position(call, chain, owner, "apply_impulse", "apply_impulse")
-
-    def call_add_force(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._swap_position(call, chain, owner, "add_force", "apply_force")
 
     def call_get_focus_owner(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         prefix = self._receiver_prefix(call, chain)
@@ -368,7 +342,7 @@ class CallRules:
         self.replace(args[0], f"{quote}{rotated}{quote}", "hex_color_rgba", self.rules.cite("hex_color"), 0.9)
         return True
 
-    def _tile_cell(self, call: ts.Node, owner: str, name: str) -> bool:
+    def _tile_cell(self, call: ts.Node, chain: ts.Node | None, owner: str, name: str) -> bool:
         if owner != "TileMap":
             return False
         self.manual_item(call, "tilemap", f"TileMap.{name}(): cells have a layer, a source and atlas coordinates",
@@ -376,30 +350,6 @@ class CallRules:
                          "get_cell_source_id(layer, coords); the tile ids of the converted TileSet decide the values",
                          self.rules.cite(f"map:diff:method:TileMap.{name}"))
         return True
-
-    def call_set_cell(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._tile_cell(call, owner, "set_cell")
-
-    def call_set_cellv(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._tile_cell(call, owner, "set_cellv")
-
-    def call_get_cell(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._tile_cell(call, owner, "get_cell")
-
-    def call_get_cellv(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._tile_cell(call, owner, "get_cellv")
-
-    def call_add_do_method(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._undo_method(call, chain, owner, "add_do_method")
-
-    def call_add_undo_method(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._undo_method(call, chain, owner, "add_undo_method")
-
-    def call_move_and_slide(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._move_and_slide(call, chain, owner, "move_and_slide")
-
-    def call_move_and_slide_with_snap(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self._move_and_slide(call, chain, owner, "move_and_slide_with_snap")
 
     def _move_and_slide(self, call: ts.Node, chain: ts.Node | None, owner: str, name: str) -> bool:
         """`v = move_and_slide(v, UP)` -> `velocity = v`, `move_and_slide()`, `v = velocity`: the arguments

@@ -37,6 +37,8 @@ class FileRules:
             return True
         return False
 
+    SHAPES = {name: ("file_call", ()) for name in (*OPENERS, "file_exists")}
+
     def _file_open(self, node: ts.Node, name: str) -> bool:
         """`var f = File.new()` followed by `f.open(path, File.READ)` -> `var f = FileAccess.open(...)`."""
         statement = node.parent.parent
@@ -55,12 +57,18 @@ class FileRules:
         if member.type != "attribute_call" or text_of(member.children[0]) not in OPENERS or len(call.children) != 3:
             return False
         access = ACCESS[name]
-        args = re.sub(r"\b(File|Directory)\.", access + ".", ", ".join(self.render(a) for a in args_of(member)))
+        args = self.open_args(member, access, text_of(var))
         value = statement.named_children[-1]
-        cite = self.rules.cite(name.lower() if name == "File" else "directory")
+        cite = self.rules.cite("file" if name == "File" else "directory")
         self.replace(value, f"{access}.{text_of(member.children[0])}({args})", "file_access", cite, 0.85)
         self.edit(statement.end_point, following.end_point, "", "file_access", cite, 0.85)
         return True
+
+    def open_args(self, call: ts.Node, access: str, target: str) -> str:
+        """The call's arguments with `File.READ`, and `f.READ` read on the object being opened (null until
+        open returns it), as `FileAccess.READ` (the following statement's edits are not made yet)."""
+        args = ", ".join(self.render(a) for a in args_of(call))
+        return re.sub(rf"\b(?:File|Directory|{re.escape(target)})\.(?=[A-Z_][A-Z0-9_]*\b)", access + ".", args)
 
     def file_call(self, call: ts.Node, chain: ts.Node | None, owner: str, name: str) -> bool:
         """`f.open(...)` on a File or Directory; `f.file_exists(p)` on a File."""
@@ -69,9 +77,7 @@ class FileRules:
         access = ACCESS[owner]
         cite = self.rules.cite("file" if owner == "File" else "directory")
         target = self.render(chain.children[0])
-        args = ", ".join(self.render(a) for a in args_of(call))
-        # `File.READ`, and `f.READ` read on the object being opened (null until open returns it)
-        args = re.sub(rf"\b(?:File|Directory|{re.escape(target)})\.(?=[A-Z_][A-Z0-9_]*\b)", access + ".", args)
+        args = self.open_args(call, access, target)
         if name == "file_exists" and owner == "File":
             self.replace(chain, f"FileAccess.file_exists({args})", "file_access", cite, 0.9)
             return True
@@ -83,18 +89,3 @@ class FileRules:
             self.manual_item(call, "file_access", f"{owner}.{name}() inside a loop condition or an elif",
                              f"Godot 4 opens with {access}.{name}(), which returns the object (null on failure)", cite)
         return True
-
-    def call_open(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self.file_call(call, chain, owner, "open")
-
-    def call_open_encrypted(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self.file_call(call, chain, owner, "open_encrypted")
-
-    def call_open_encrypted_with_pass(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self.file_call(call, chain, owner, "open_encrypted_with_pass")
-
-    def call_open_compressed(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self.file_call(call, chain, owner, "open_compressed")
-
-    def call_file_exists(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
-        return self.file_call(call, chain, owner, "file_exists")

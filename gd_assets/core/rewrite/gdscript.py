@@ -25,6 +25,8 @@ WRAPPER = "func __fragment__():\n"
 class GDScriptRewriter(WindowRules, FileRules, NameRules, CallRules, SyntaxRules, TreeEditor):
     """All GDScript rules over one fragment."""
 
+    SHAPES = {**CallRules.SHAPES, **FileRules.SHAPES}
+
 
 def rewrite_gdscript(text: str, start_line: int, scope: Scope | None, rules: RewriteRules) -> FragmentRewrite:
     """The edits and manual items of one GDScript fragment starting at file line `start_line`."""

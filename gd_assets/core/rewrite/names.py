@@ -88,7 +88,7 @@ class NameRules:
         return row is not None
 
     def _bare_call(self, node: ts.Node, call: ts.Node, name: str) -> None:
-        special = getattr(self, "call_" + name, None)
+        special = self.call_rule(name)
         owner = self.implicit_owner(name)
         if special is not None and not is_project(owner) and special(call, None, owner):
             return
@@ -118,7 +118,7 @@ class NameRules:
             owner = self.chain_owner(node, member)
             if member.type == "attribute_call":
                 name = text_of(member.children[0])
-                special = getattr(self, "call_" + name, None)
+                special = self.call_rule(name)
                 if special is not None and not is_project(owner) and special(member, node, owner):
                     continue
                 self._member(member.children[0], "method", name, owner)

@@ -162,9 +162,7 @@ class TreeEditor:
         """The engine class a value of `type_` is (a project script's: the engine class it extends)."""
         if is_engine(type_):
             return type_
-        if self.scope is None or not is_project(type_):
-            return None
-        return next((cls for _, cls in self.scope._chain(type_) if cls is not None and is_engine(cls)), None)
+        return self.scope.engine_class_of(type_) if self.scope is not None else None
 
     def signal_name(self, signal: str, holder: str) -> tuple[str, dict | None]:
         """A signal renamed on its engine class (`idle_frame` on SceneTree -> `process_frame`)."""
@@ -193,6 +191,17 @@ class TreeEditor:
         return None if owner == UNKNOWN else False
 
     # -- the walk -----------------------------------------------------------------------------------
+
+    SHAPES: dict[str, tuple[str, tuple]] = {}
+
+    def call_rule(self, name: str):
+        """The handler of calls named `name`, taking (call, chain, owner): a `call_<name>` method, or the
+        handler `SHAPES` names (given the call name and the extra arguments), or None."""
+        direct = getattr(self, "call_" + name, None)
+        if direct is not None or name not in self.SHAPES:
+            return direct
+        method, extra = self.SHAPES[name]
+        return lambda call, chain, owner: getattr(self, method)(call, chain, owner, name, *extra)
 
     def visit(self, node: ts.Node) -> None:
         for child in node.children:
