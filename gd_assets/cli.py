@@ -17,11 +17,9 @@ from gd_assets.core.dump import to_dump
 from gd_assets.core.ingest import IngestError, ingest
 from gd_assets.core.judges import JudgeError, judge_names
 from gd_assets.core.places import line_range, place
-from gd_assets.core.retrieval import CorpusIndex
 from gd_assets.freshness import current_evidence_inputs, judge_backend
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS_TABLES = ("docs_chunks", "api_mapping", "label_prototypes")
 
 
 def emit(doc, as_json: bool, printer) -> int:
@@ -218,12 +216,14 @@ def cmd_corpus_stats(args) -> int:
 
 
 def cmd_search(args) -> int:
-    try:
-        index = CorpusIndex.load(home.index_dir())
-    except FileNotFoundError as error:
-        raise orchestrate.PipelineError(f"{error} (`gd-assets corpus build`)") from error
-    hits = [c.as_dict() for c in index.search_text(args.query, table=args.table, k=args.k)]
-    return emit(hits, args.json, print_hits)
+    return emit(views.search_corpus(args.query, table=args.table, k=args.k), args.json, print_hits)
+
+
+def cmd_mcp(args) -> int:
+    from gd_assets.mcp_server import serve
+
+    serve(args.root or [os.getcwd()], args.http)
+    return 0
 
 
 # --- arguments ------------------------------------------------------------------------------------
@@ -289,8 +289,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_corpus_stats)
     p = command("search", cmd_search, "debug retrieval: search the corpus index for a text", ("query", None))
-    p.add_argument("--table", choices=CORPUS_TABLES)
+    p.add_argument("--table", choices=views.CORPUS_TABLES)
     p.add_argument("-k", type=int, default=10)
+    p = command("mcp", cmd_mcp, "serve the analyses to coding agents over the Model Context Protocol (stdio)",
+                json_=False)
+    p.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP on a loopback address instead of stdio")
+    p.add_argument("--root", action="append", metavar="DIR",
+                   help="a folder whose projects may be analysed (repeatable; default: the current folder)")
     return top
 
 
@@ -301,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["GD_ASSETS_VERBOSE"] = "1"
     try:
         return args.func(args)
-    except (orchestrate.PipelineError, views.NotFound, IngestError, JudgeError) as error:
+    except (orchestrate.PipelineError, views.NotFound, views.BadArgument, IngestError, JudgeError) as error:
         print(f"gd-assets: error: {error}", file=sys.stderr)
         return 1
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -187,21 +187,29 @@ def run_migration(project: str, out: str | None = None, patch: str | None = None
     return json.loads(patch_path.with_suffix(".json").read_text())
 
 
-def analyze(source: str, project: str | None = None, request: str | None = None, judge: str | None = None) -> str:
-    """The whole pipeline: sources -> fragments -> evidence -> judgement -> rewrite -> verdict; redoes only what is stale."""
+def analyze(source: str, project: str | None = None, request: str | None = None, judge: str | None = None,
+            on_stage: Callable[[str, str], None] | None = None) -> str:
+    """The whole pipeline: sources -> fragments -> evidence -> judgement -> rewrite -> verdict; redoes only what is stale.
+
+    `on_stage(stage, project)` is told before each fragment stage and the verdict (progress reporting)."""
     judge_backend(judge).identity()  # a judge with missing options fails here, before any work
     name = ingest_and_slice(source, project)
+    tell = on_stage or (lambda stage, project: None)
+    tell("evidence", name)
     run_evidence(name, request)
+    tell("judgement", name)
     run_judgement(name, judge)
+    tell("rewrite", name)
     run_rewrite(name)
+    tell("verdict", name)
     run_verdict(name)
     return name
 
 
 def migrate(source: str, project: str | None = None, out: str | None = None, patch: str | None = None,
-            judge: str | None = None) -> tuple[str, dict]:
+            judge: str | None = None, on_stage: Callable[[str, str], None] | None = None) -> tuple[str, dict]:
     """Analyse (only what is stale), then write the migrated copy; the source is never written to."""
-    name = analyze(source, project, judge=judge)
+    name = analyze(source, project, judge=judge, on_stage=on_stage)
     return name, run_migration(name, out, patch)
 
 

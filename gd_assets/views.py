@@ -1,4 +1,4 @@
-"""The read views: what `fragments`, `show`, `analyze`/verdict and `status` print, as documents.
+"""The read views: what `fragments`, `show`, `analyze`/verdict, `status` and `search` print, as documents.
 
 Each is a plain dict (the `--json` output); the command line only formats them. Nothing here runs
 the pipeline.
@@ -10,7 +10,10 @@ import json
 
 from gd_assets import home, store
 from gd_assets.core.codec import cues_from_json
+from gd_assets.core.corpus.layout import read_manifest
 from gd_assets.core.judges import JudgeIdentity
+from gd_assets.core.judges.base import SIGNALS
+from gd_assets.core.retrieval import CorpusIndex
 from gd_assets.freshness import (
     EvidenceInputs,
     current_evidence_inputs,
@@ -22,10 +25,16 @@ from gd_assets.freshness import (
 from gd_assets.status import STATES, fragment_states, materialization_counts
 
 TRACKING = ("path", "start_line", "end_line", "dump_start_line", "dump_end_line")
+CORPUS_TABLES = ("docs_chunks", "api_mapping", "label_prototypes")
+PAGE_LIMIT = 500
 
 
 class NotFound(LookupError):
     """A project or fragment the store does not have; the message says what to run."""
+
+
+class BadArgument(ValueError):
+    """A filter or size out of range; the message says what is allowed."""
 
 
 def _excluded(project: str) -> list[dict]:
@@ -37,6 +46,63 @@ def fragments_document(project: str) -> dict:
     fields = ("key", *TRACKING, "kind", "symbol", "text")
     frags = store.project_fragments(project).to_dicts()
     return {"project": project, "fragments": [{f: r[f] for f in fields} for r in frags], "excluded": _excluded(project)}
+
+
+def fragments_page(project: str, migration_needed: bool | None = None, signal: str | None = None,
+                   path_prefix: str | None = None, limit: int = 50, offset: int = 0) -> dict:
+    """One page of a project's fragments with their current judgement (none before judging), in file
+    order, filtered by migration need, signal and path prefix; `next_offset` is None on the last page."""
+    if store.project_row(project) is None:
+        raise NotFound(f"no project {project!r}: run `gd-assets analyze SOURCE --project {project}`")
+    if signal is not None and signal not in SIGNALS:
+        raise BadArgument(f"signal {signal!r} is not one of {', '.join(SIGNALS)}")
+    if not 1 <= limit <= PAGE_LIMIT or offset < 0:
+        raise BadArgument(f"limit is 1 to {PAGE_LIMIT} and offset at least 0 (got {limit}, {offset})")
+    where, params = ["f.project = ?"], [project]
+    if migration_needed is not None:
+        where.append("j.migration_needed = ?")
+        params.append(migration_needed)
+    if signal is not None:
+        where.append("j.signal = ?")
+        params.append(signal)
+    if path_prefix:
+        where.append("starts_with(f.path, ?)")
+        params.append(path_prefix)
+    body = ("FROM fragments f LEFT JOIN judgements j ON j.key = f.key AND j.content_hash = f.content_hash "
+            f"WHERE {' AND '.join(where)}")
+    total = store.query(f"SELECT count(*) AS n {body}", params)["n"][0]
+    rows = store.query(
+        "SELECT f.key, f.path, f.start_line, f.end_line, f.kind, f.symbol, j.signal, j.migration_needed, "
+        f"j.confidence, j.rationale {body} ORDER BY f.dump_start_line NULLS LAST, f.path, f.ordinal "
+        "LIMIT ? OFFSET ?", [*params, limit, offset]).to_dicts()
+    following = offset + len(rows)
+    return {"project": project, "total": total, "offset": offset, "limit": limit,
+            "next_offset": following if following < total else None, "fragments": rows}
+
+
+def search_corpus(query: str, table: str | None = None, k: int = 10) -> list[dict]:
+    """`gd-assets search`: the corpus rows nearest a text, through the same hybrid retrieval as the evidence."""
+    if table is not None and table not in CORPUS_TABLES:
+        raise BadArgument(f"table {table!r} is not one of {', '.join(CORPUS_TABLES)}")
+    if not 1 <= k <= PAGE_LIMIT:
+        raise BadArgument(f"k is 1 to {PAGE_LIMIT} (got {k})")
+    return [c.as_dict() for c in _corpus_index().search_text(query, table=table, k=k)]
+
+
+def _corpus_index() -> CorpusIndex:
+    """The loaded index, kept while its build is the published one (a long-lived server reloads after a rebuild)."""
+    directory = home.index_dir()
+    manifest = read_manifest(directory)
+    if manifest is None:
+        raise NotFound(f"no corpus index in {directory}: run `gd-assets corpus build`")
+    key = (str(directory), manifest["index_version"])
+    if key not in _INDEXES:
+        _INDEXES.clear()
+        _INDEXES[key] = CorpusIndex.load(directory)
+    return _INDEXES[key]
+
+
+_INDEXES: dict[tuple[str, str], CorpusIndex] = {}
 
 
 def show_document(project: str, key: str, now: EvidenceInputs | None = None, judge: JudgeIdentity | None = None) -> dict:
