@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from gd_assets import home, orchestrate, views
+from gd_assets import home, orchestrate, postgres, views
 from gd_assets.core.cues import JUDGE_ONLY
 from gd_assets.core.dump import to_dump
 from gd_assets.core.ingest import IngestError, ingest
@@ -147,7 +147,7 @@ def cmd_fragments(args) -> int:
 
 
 def cmd_analyze(args) -> int:
-    name = orchestrate.analyze(args.source, args.project, args.request, args.judge)
+    name = orchestrate.analyze(args.source, args.project, args.request, args.judge, workers=args.workers)
     return emit(views.verdict_document(name), args.json, print_verdict)
 
 
@@ -219,6 +219,19 @@ def cmd_search(args) -> int:
     return emit(views.search_corpus(args.query, table=args.table, k=args.k), args.json, print_hits)
 
 
+def print_db(doc: dict, out=sys.stdout) -> None:
+    where = doc["url"] if doc["url"] else "sqlite in the data home"
+    print(f"instance: {doc['instance']} ({where}{', from ' + doc['from'] if doc['from'] else ''})", file=out)
+    if doc["cluster"]:
+        print(f"local cluster: {doc['cluster']} ({'running' if doc['running'] else 'stopped'}; log {doc['log']})",
+              file=out)
+
+
+def cmd_db(args) -> int:
+    action = {"start": postgres.start, "stop": postgres.stop, "status": postgres.status}[args.action]
+    return emit(action(), args.json, print_db)
+
+
 def cmd_mcp(args) -> int:
     from gd_assets.mcp_server import serve
 
@@ -254,6 +267,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--project", help="project name (default: from the source's name)")
     p.add_argument("--request", help="the analysis request (default: find Godot 3 / 4 evidence)")
     p.add_argument("--judge", choices=judge_names(), help=judge_help)
+    p.add_argument("--workers", type=int, default=1, metavar="K",
+                   help="split evidence and judgement into K concurrent runs over contiguous fragment ranges")
     p = command("migrate", cmd_migrate, "analyse if needed, then write the Godot 4 copy of a project and its patch",
                 ("source", source_help))
     p.add_argument("--project", help="project name (default: from the source's name)")
@@ -291,6 +306,8 @@ def parser() -> argparse.ArgumentParser:
     p = command("search", cmd_search, "debug retrieval: search the corpus index for a text", ("query", None))
     p.add_argument("--table", choices=views.CORPUS_TABLES)
     p.add_argument("-k", type=int, default=10)
+    p = command("db", cmd_db, "start, stop or show the local PostgreSQL that holds this home's Dagster instance")
+    p.add_argument("action", choices=("start", "stop", "status"))
     p = command("mcp", cmd_mcp, "serve the analyses to coding agents over the Model Context Protocol (stdio)",
                 json_=False)
     p.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP on a loopback address instead of stdio")
@@ -305,8 +322,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.verbose:
         os.environ["GD_ASSETS_VERBOSE"] = "1"
     try:
+        if args.command != "db":
+            postgres.check_reachable()
         return args.func(args)
-    except (orchestrate.PipelineError, views.NotFound, views.BadArgument, IngestError, JudgeError) as error:
+    except (orchestrate.PipelineError, views.NotFound, views.BadArgument, IngestError, JudgeError,
+            postgres.DatabaseError) as error:
         print(f"gd-assets: error: {error}", file=sys.stderr)
         return 1
 

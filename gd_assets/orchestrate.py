@@ -140,25 +140,72 @@ def with_unmaterialised(project: str, asset: str, keys: list[str]) -> list[str]:
     return [k for k in frags if k in wanted]
 
 
+FRAGMENT_ASSETS = {a.key.to_user_string(): a for a in (fragment_evidence, fragment_judgement, fragment_rewrite)}
+
+
 def _fragment_run(asset: dg.AssetsDefinition, keys: list[str], run_config: dict | None = None,
-                  judge: str | None = None, skippable: Sequence[str] = ()) -> int:
-    if keys:
+                  judge: str | None = None, skippable: Sequence[str] = (), workers: int = 1) -> int:
+    if keys and workers > 1 and len(keys) >= 2 * workers:
+        _in_workers(asset.key.to_user_string(), keys, run_config, judge, list(skippable), workers)
+    elif keys:
         resources = {**project_resources, "judge_backend": judge_backend(judge)}
         materialize([asset], fragment_keys=keys, skippable=skippable, resources=resources, run_config=run_config)
     return len(keys)
 
 
-def run_evidence(project: str, request: str | None = None) -> int:
+def split_contiguous(keys: Sequence[str], parts: int) -> list[list[str]]:
+    """`keys` cut into `parts` contiguous runs of nearly equal length (no empty one)."""
+    size, extra = divmod(len(keys), parts)
+    cuts, start = [], 0
+    for i in range(parts):
+        end = start + size + (i < extra)
+        if end > start:
+            cuts.append(list(keys[start:end]))
+        start = end
+    return cuts
+
+
+def _in_workers(asset: str, keys: list[str], run_config: dict | None, judge: str | None, skippable: list[str],
+                workers: int) -> None:
+    """K worker processes, each materialising one contiguous range of `keys` as its own recorded runs.
+    A dead worker leaves its range unfinished (`resume` or the next analyze picks it up)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(_work, asset, chunk, run_config, judge, skippable, threads)
+                   for chunk in split_contiguous(keys, workers)]
+        try:
+            for future in futures:
+                future.result()
+        except BrokenProcessPool as error:
+            raise PipelineError(f"{asset}: a worker process died ({error}); "
+                                "`gd-assets resume PROJECT` finishes what it left") from error
+
+
+def _work(asset: str, keys: list[str], run_config: dict | None, judge: str | None, skippable: list[str],
+          threads: int) -> None:
+    """One worker: its share of the cores, then its range through the same runs as one process makes."""
+    import torch
+
+    torch.set_num_threads(threads)
+    _fragment_run(FRAGMENT_ASSETS[asset], keys, run_config, judge, skippable)
+
+
+def run_evidence(project: str, request: str | None = None, workers: int = 1) -> int:
     """Evidence for the fragments whose evidence is stale or unrecorded; returns how many."""
     keys = with_unmaterialised(project, "fragment_evidence", stale_evidence(project, current_evidence_inputs(request)))
     config = {"ops": {"fragment_evidence": {"config": {"request": request}}}} if request else None
-    return _fragment_run(fragment_evidence, keys, config)
+    return _fragment_run(fragment_evidence, keys, config, workers=workers)
 
 
-def run_judgement(project: str, judge: str | None = None) -> int:
+def run_judgement(project: str, judge: str | None = None, workers: int = 1) -> int:
     """Judgements for the fragments whose judgement is stale or unrecorded; returns how many."""
     stale = stale_judgements(project, judge_backend(judge).identity())
-    return _fragment_run(fragment_judgement, with_unmaterialised(project, "fragment_judgement", stale), judge=judge)
+    return _fragment_run(fragment_judgement, with_unmaterialised(project, "fragment_judgement", stale), judge=judge,
+                         workers=workers)
 
 
 def run_rewrite(project: str) -> int:
@@ -188,17 +235,20 @@ def run_migration(project: str, out: str | None = None, patch: str | None = None
 
 
 def analyze(source: str, project: str | None = None, request: str | None = None, judge: str | None = None,
-            on_stage: Callable[[str, str], None] | None = None) -> str:
+            on_stage: Callable[[str, str], None] | None = None, workers: int = 1) -> str:
     """The whole pipeline: sources -> fragments -> evidence -> judgement -> rewrite -> verdict; redoes only what is stale.
 
-    `on_stage(stage, project)` is told before each fragment stage and the verdict (progress reporting)."""
+    `on_stage(stage, project)` is told before each fragment stage and the verdict (progress reporting).
+    `workers` > 1 runs evidence and judgement as that many processes over contiguous key ranges."""
+    if workers < 1:
+        raise PipelineError(f"--workers {workers}: at least 1")
     judge_backend(judge).identity()  # a judge with missing options fails here, before any work
     name = ingest_and_slice(source, project)
     tell = on_stage or (lambda stage, project: None)
     tell("evidence", name)
-    run_evidence(name, request)
+    run_evidence(name, request, workers)
     tell("judgement", name)
-    run_judgement(name, judge)
+    run_judgement(name, judge, workers)
     tell("rewrite", name)
     run_rewrite(name)
     tell("verdict", name)

@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install.sh
+# The Postgres tests start their own cluster with `gd-assets db start`: it needs the server programs.
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then apt-get update -q >/dev/null && apt-get install -y -q postgresql >/dev/null; else echo "no PostgreSQL: its tests skip"; fi
+fi
 . .venv/bin/activate
 export VLLM_CPU_KVCACHE_SPACE=1 VLLM_ENABLE_V1_MULTIPROCESSING=0
 ruff check gd_assets corpora_build tests bench eval

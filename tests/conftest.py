@@ -144,6 +144,62 @@ def analysis_home(gd_home, corpus_home, monkeypatch) -> Path:
     return gd_home
 
 
+# --- PostgreSQL for the Dagster instance -----------------------------------------------------------
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "GD_ASSETS_POSTGRES_URL")}
+    return {**env, **extra}
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One local cluster for the session, started the way a user starts one (`gd-assets db start`) in a
+    data home the server's user can reach; yields its URL and that home's environment."""
+    from gd_assets.postgres import DatabaseError, binaries
+
+    try:
+        binaries()
+    except DatabaseError as error:
+        pytest.skip(str(error))
+    folder = Path(tempfile.mkdtemp(prefix="gd-assets-pg-"))
+    folder.chmod(0o755)
+    env = cli_env(GD_ASSETS_HOME=str(folder / "home"))
+    started = subprocess.run([sys.executable, "-m", "gd_assets.cli", "db", "start", "--json"], env=env,
+                             capture_output=True, text=True, timeout=300, check=False)
+    assert started.returncode == 0, started.stderr
+    try:
+        yield json.loads(started.stdout)["url"], env
+    finally:
+        subprocess.run([sys.executable, "-m", "gd_assets.cli", "db", "stop"], env=env, capture_output=True,
+                       timeout=300, check=False)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def fresh_database(server_url: str) -> str:
+    """A new, empty database on the session's cluster; its URL."""
+    import psycopg2
+
+    name = f"t_{os.getpid()}_{time.monotonic_ns()}"
+    con = psycopg2.connect(server_url)
+    con.autocommit = True
+    with con.cursor() as cur:
+        cur.execute(f"CREATE DATABASE {name}")
+    con.close()
+    return server_url.rsplit("/", 1)[0] + "/" + name
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def instance_kind(request, monkeypatch) -> str:
+    """Run a test against the default sqlite instance and against a Dagster instance in PostgreSQL
+    (a fresh database of the session's cluster, reached through GD_ASSETS_POSTGRES_URL)."""
+    monkeypatch.delenv("GD_ASSETS_POSTGRES_URL", raising=False)
+    if request.param == "postgres":
+        url, _ = request.getfixturevalue("postgres_server")
+        monkeypatch.setenv("GD_ASSETS_POSTGRES_URL", fresh_database(url))
+    return request.param
+
+
 # --- the tiny model and a real OpenAI-compatible server (vLLM) for the model judges ---------------
 
 needs_vllm = pytest.mark.skipif(

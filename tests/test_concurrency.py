@@ -15,7 +15,7 @@ from gd_assets import store
 pytestmark = pytest.mark.slow
 
 
-def test_two_analyses_and_a_corpus_refresh_run_at_once(analysis_home, corpus_home, tmp_path):
+def test_two_analyses_and_a_corpus_refresh_run_at_once(analysis_home, instance_kind, corpus_home, tmp_path):
     corpus_copy = tmp_path / "corpus-home"
     shutil.copytree(corpus_home, corpus_copy, ignore=shutil.ignore_patterns("dagster", "reports"))
     changed_source = tmp_path / "corpus-src"
@@ -59,3 +59,46 @@ def test_two_analyses_and_a_corpus_refresh_run_at_once(analysis_home, corpus_hom
     with duckdb.connect(str(corpus_copy / "corpora.duckdb"), read_only=True) as con:
         sections = con.execute("SELECT count(*) FROM docs_chunks WHERE text LIKE '%Upstream changed%'").fetchall()
     assert sections[0][0] == 1, "the refresh wrote the changed upstream section"
+
+
+def test_three_workers_on_one_project_and_a_corpus_refresh(analysis_home, instance_kind, corpus_home, tmp_path):
+    """`analyze --workers 3` next to a corpus refresh: each fragment partition materialised exactly once,
+    no row lost or doubled, no lock error surfacing."""
+    from test_resume import FILES, FUNCTIONS, write_project
+
+    from gd_assets import orchestrate
+    from gd_assets.status import materialization_counts
+
+    corpus_copy = tmp_path / "corpus-home"
+    shutil.copytree(corpus_home, corpus_copy, ignore=shutil.ignore_patterns("dagster", "reports"))
+    project = tmp_path / "crowd"
+    write_project(project)
+    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    env["GD_ASSETS_CORPUS_HOME"] = str(corpus_copy)
+    logs = {name: (tmp_path / f"{name}.log").open("w") for name in ("workers", "refresh")}
+    jobs = {
+        "workers": subprocess.Popen([sys.executable, "-m", "gd_assets.cli", "analyze", str(project), "--workers", "3"],
+                                    cwd=REPO, env=env, stdout=logs["workers"], stderr=subprocess.STDOUT),
+        "refresh": subprocess.Popen([sys.executable, "-m", "gd_assets.cli", "corpus", "build", "--source",
+                                     str(shared_path("corpus"))], cwd=REPO, env=env, stdout=logs["refresh"],
+                                    stderr=subprocess.STDOUT),
+    }
+    for name, proc in jobs.items():
+        proc.wait(timeout=1800)
+        logs[name].close()
+        output = (tmp_path / f"{name}.log").read_text()
+        assert proc.returncode == 0, f"{name} failed:\n{output[-3000:]}"
+        assert "Could not set lock" not in output and "database is locked" not in output
+
+    total = FILES * (FUNCTIONS + 1)
+    keys = store.project_fragments("crowd")["key"].to_list()
+    assert len(keys) == total
+    instance = orchestrate.instance()
+    for asset in ("fragment_evidence", "fragment_judgement"):
+        assert set(materialization_counts(instance, asset, keys).values()) == {1}, asset
+    starts = {run.tags.get("dagster/asset_partition_range_start") for run in instance.get_runs()} - {None}
+    assert starts == {keys[0], keys[total // 3], keys[2 * total // 3]}, "three workers, three contiguous ranges"
+    for table in ("evidence", "judgements"):
+        n, distinct = store.query(f"SELECT count(*), count(DISTINCT key) FROM {table}").row(0)
+        assert n == distinct == total, table
+    assert store.query("SELECT verdict FROM verdicts WHERE project = 'crowd'").item() == "godot3"

@@ -1,0 +1,125 @@
+"""End-to-end `analyze` fragments/s per Dagster instance, and the share Dagster's bookkeeping takes.
+
+    python bench/analyze.py PATH [--modes sqlite,postgres,postgres-w2]
+
+Each mode analyses PATH from nothing in a fresh data home (the corpus and index come from
+GD_ASSETS_CORPUS_HOME), in this process, as `gd-assets analyze` does. Bookkeeping is the time spent
+inside `DagsterInstance.handle_new_event` in this process (with workers, theirs is not seen: the
+figure is then a lower bound) (every event a run records: step and run status, planned
+and reported materialisations, logs), timed around the call. `postgres` starts a local cluster in
+that home with `gd-assets db start` (pooled connections), and stops it afterwards; `-wK` runs
+evidence and judgement as K worker processes (`analyze --workers K`). A small
+example is analysed first, untimed, so that loading the index and the embedder counts in no mode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import dagster as dg
+
+from gd_assets import orchestrate, postgres, store
+
+MODES = ("sqlite", "postgres", "postgres-w2")
+WARM_UP = Path(__file__).resolve().parents[1] / "examples" / "dodge-godot3"
+
+
+class EventTimer:
+    """Wraps the instance's event entry point: seconds spent in it and events per type."""
+
+    def __init__(self):
+        self.seconds = 0.0
+        self.counts: collections.Counter[str] = collections.Counter()
+        self.original = dg.DagsterInstance.handle_new_event
+
+    def __enter__(self):
+        timer, original = self, self.original
+
+        def timed(instance, event, *args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return original(instance, event, *args, **kwargs)
+            finally:
+                timer.seconds += time.perf_counter() - started
+                kind = event.dagster_event.event_type_value if event.dagster_event else "log"
+                timer.counts[kind] += 1
+
+        dg.DagsterInstance.handle_new_event = timed
+        return self
+
+    def __exit__(self, *exc):
+        dg.DagsterInstance.handle_new_event = self.original
+
+
+def run_mode(mode: str, source: str) -> dict:
+    instance, _, workers = mode.partition("-w")
+    folder = Path(tempfile.mkdtemp(prefix=f"gd-bench-{mode}-"))
+    folder.chmod(0o755)   # the postgres user runs the cluster when we are root
+    os.environ["GD_ASSETS_HOME"] = str(folder / "home")
+    os.environ.pop("DAGSTER_HOME", None)
+    os.environ.pop("GD_ASSETS_POSTGRES_URL", None)
+    stages: dict[str, float] = {}
+    last = [time.perf_counter(), "ingest"]
+
+    def on_stage(stage: str, project: str) -> None:
+        now = time.perf_counter()
+        stages[last[1]] = now - last[0]
+        last[:] = [now, stage]
+
+    try:
+        if instance == "postgres":
+            postgres.start()
+        with EventTimer() as timer:
+            started = time.perf_counter()
+            project = orchestrate.analyze(source, "bench", on_stage=on_stage, workers=int(workers or 1))
+            wall = time.perf_counter() - started
+            stages[last[1]] = time.perf_counter() - last[0]
+        n = store.project_fragments(project).height
+        return {"mode": mode, "fragments": n, "wall": wall, "bookkeeping": timer.seconds, "stages": stages,
+                "events": dict(timer.counts)}
+    finally:
+        if instance == "postgres":
+            postgres.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("path", help="a Godot project (3,000 fragments or more for the figures that matter)")
+    parser.add_argument("--modes", default=",".join(MODES))
+    args = parser.parse_args()
+    if not os.environ.get("GD_ASSETS_CORPUS_HOME"):
+        sys.exit("set GD_ASSETS_CORPUS_HOME to a built corpus home")
+    source = str(Path(args.path).resolve())
+    run_mode("sqlite", str(WARM_UP))  # loads the index and the embedder once, outside the figures
+    results = [run_mode(mode, source) for mode in args.modes.split(",")]
+    for r in results:
+        n = r["fragments"]
+        per_fragment = sum(r["events"].values()) / n
+        print(f"{r['mode']:<9} {n} fragments in {r['wall']:.1f} s = {n / r['wall']:.1f} fragments/s; bookkeeping "
+              f"{r['bookkeeping']:.1f} s ({r['bookkeeping'] / r['wall']:.0%} of the wall), "
+              f"{r['bookkeeping'] / n * 1000:.1f} ms and {per_fragment:.1f} events per fragment"
+              + (" (this process only: the workers' evidence and judgement events are not timed)"
+                 if "-w" in r["mode"] else ""))
+        print("          stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in r["stages"].items()))
+        top = sorted(r["events"].items(), key=lambda kv: -kv[1])[:6]
+        print("          events: " + ", ".join(f"{k} {v}" for k, v in top))
+    by_mode = {r["mode"]: r for r in results}
+    if {"sqlite", "postgres"} <= set(by_mode):
+        s, p = by_mode["sqlite"], by_mode["postgres"]
+        print(f"sqlite / postgres bookkeeping per fragment: {s['bookkeeping'] / p['bookkeeping']:.2f} x")
+    if "sqlite" in by_mode:
+        base = by_mode["sqlite"]
+        for r in results:
+            print(f"{r['mode']} / sqlite fragments/s: {base['wall'] / r['wall']:.2f} x")
+
+
+if __name__ == "__main__":
+    main()
