@@ -25,11 +25,9 @@ from gd_assets import home, orchestrate, store, views
 from gd_assets.assets.migration import default_paths
 from gd_assets.core.ingest import IngestError
 from gd_assets.core.judges import JudgeError
-from gd_assets.definitions import project_resources
 from gd_assets.freshness import (
     current_evidence_inputs,
     judge_backend,
-    rewrite_version,
     stale_evidence,
     stale_judgements,
     stale_rewrites,
@@ -97,9 +95,10 @@ class AnalysisProgress:
     def __init__(self, request: str | None):
         self.inputs = current_evidence_inputs(request)
         self.judge = judge_backend().identity()
-        self.rewrites = rewrite_version(project_resources["retrieval_index"].corpus_version())
+        self.rewrites = orchestrate.current_rewrite_version()
         self.stage: str | None = None
         self.project: str | None = None
+        self.fragments = 0   # counted once the project is sliced
         self.done = 0
 
     def on_stage(self, stage: str, project: str) -> None:
@@ -109,7 +108,10 @@ class AnalysisProgress:
         """(done, total, message); `done` never goes back."""
         if self.project is None:
             return 0, 1, "reading and slicing the project"
-        n = len(store.project_fragments(self.project))
+        if not self.fragments:
+            self.fragments = store.query("SELECT count(*) AS n FROM fragments WHERE project = ?",
+                                         [self.project])["n"][0]
+        n = self.fragments
         done = (3 * n - len(stale_evidence(self.project, self.inputs)) - len(stale_judgements(self.project, self.judge))
                 - len(stale_rewrites(self.project, self.rewrites)))
         self.done = max(self.done, done)

@@ -208,9 +208,14 @@ def run_judgement(project: str, judge: str | None = None, workers: int = 1) -> i
                          workers=workers)
 
 
+def current_rewrite_version() -> str:
+    """Today's rewrite version: the rules with the corpus they read."""
+    return rewrite_version(project_resources["retrieval_index"].corpus_version())
+
+
 def run_rewrite(project: str) -> int:
     """Rewrites for the judged fragments whose rewrite is stale or unrecorded; returns how many."""
-    version = rewrite_version(project_resources["retrieval_index"].corpus_version())
+    version = current_rewrite_version()
     judged = store.current_judgements(project)
     needed = [k for k, migration in judged.items() if migration]
     store.drop_rewrites_except(project, needed)

@@ -106,7 +106,7 @@ def start() -> dict:
     _own(log)
     port = _port(data)
     if not running(port):
-        port = port if port and not _port_taken(port) else _free_port()
+        port = port if port and not running(port) else _free_port()
         (data / "gd_assets.port").write_text(str(port))
         options = f"-p {port} -c listen_addresses=127.0.0.1 -k {shlex.quote(str(data))} -c max_connections=200"
         _as_server_user([str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log / "postgres.log"), "-w",
@@ -115,11 +115,6 @@ def start() -> dict:
         _as_server_user([str(bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", USER, DATABASE])
     recorded.write_text(url_for(port) + "\n")
     return status()
-
-
-def _port_taken(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _database_exists(bin_dir: Path, port: int) -> bool:

@@ -152,18 +152,25 @@ def cli_env(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
-@pytest.fixture(scope="session")
-def postgres_server():
-    """One local cluster for the session, started the way a user starts one (`gd-assets db start`) in a
-    data home the server's user can reach; yields its URL and that home's environment."""
+def reachable_folder(prefix: str) -> Path:
+    """A new folder the server's user can enter (it runs the cluster when we are root), or a skip
+    where PostgreSQL's server programs are not installed."""
     from gd_assets.postgres import DatabaseError, binaries
 
     try:
         binaries()
     except DatabaseError as error:
         pytest.skip(str(error))
-    folder = Path(tempfile.mkdtemp(prefix="gd-assets-pg-"))
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
     folder.chmod(0o755)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One local cluster for the session, started the way a user starts one (`gd-assets db start`) in a
+    data home the server's user can reach; yields its URL and that home's environment."""
+    folder = reachable_folder("gd-assets-pg-")
     env = cli_env(GD_ASSETS_HOME=str(folder / "home"))
     started = subprocess.run([sys.executable, "-m", "gd_assets.cli", "db", "start", "--json"], env=env,
                              capture_output=True, text=True, timeout=300, check=False)

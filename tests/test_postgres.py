@@ -8,11 +8,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import pytest
-from conftest import REPO, cli_env
+from conftest import REPO, cli_env, reachable_folder
 
 pytestmark = pytest.mark.slow
 
@@ -25,14 +23,7 @@ def cli(env: dict, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture
 def reachable_home(corpus_home):
     """A data home in a folder the server's user can enter, reading the session's corpus."""
-    from gd_assets.postgres import DatabaseError, binaries
-
-    try:
-        binaries()
-    except DatabaseError as error:
-        pytest.skip(str(error))
-    folder = Path(tempfile.mkdtemp(prefix="gd-assets-db-"))
-    folder.chmod(0o755)
+    folder = reachable_folder("gd-assets-db-")
     env = cli_env(GD_ASSETS_HOME=str(folder / "home"), GD_ASSETS_CORPUS_HOME=str(corpus_home))
     yield folder / "home", env
     cli(env, "db", "stop")
