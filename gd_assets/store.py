@@ -6,7 +6,9 @@ retry or a resume never duplicates a row and a re-ingest drops only what disappe
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import duckdb
@@ -243,8 +245,35 @@ def db_path() -> Path:
     return home.projects_db_path()
 
 
-def create_tables(con: duckdb.DuckDBPyConnection) -> None:
-    ANALYSIS_TABLES.create(con)
+_session: ContextVar[duckdb.DuckDBPyConnection | None] = ContextVar("gd_assets_store_session", default=None)
+
+
+@contextmanager
+def _connection() -> Iterator[duckdb.DuckDBPyConnection]:
+    """The session's connection, or a short one of its own. Opening DuckDB costs about 25 ms, more
+    than most queries here, and the tables are checked with one catalog query rather than created."""
+    con = _session.get()
+    if con is not None:
+        yield con
+        return
+    with duck.connect(db_path()) as con:
+        ANALYSIS_TABLES.ensure(con)
+        yield con
+
+
+@contextmanager
+def session() -> Iterator[None]:
+    """Store calls inside share one connection: for reads and writes that follow one another, never
+    around long work (the connection holds the file's lock against other processes)."""
+    if _session.get() is not None:
+        yield
+        return
+    with _connection() as con:
+        token = _session.set(con)
+        try:
+            yield
+        finally:
+            _session.reset(token)
 
 
 def frame(table: str, rows: Iterable[Mapping[str, object]]) -> pl.DataFrame:
@@ -265,14 +294,13 @@ def upsert(table: str, rows: pl.DataFrame, replace_project: str | None = None,
 def upsert_many(writes: Sequence[tuple[str, pl.DataFrame]], replace_project: str | None = None,
                 replace_keys: Sequence[str] | None = None) -> int:
     """Several tables' upserts in one transaction, so a batch is committed whole or not at all."""
-    with duck.connect(db_path()) as con:
+    with _connection() as con:
         return ANALYSIS_TABLES.upsert(con, writes, replace_project=replace_project, replace_keys=replace_keys)
 
 
 def delete_project(project: str) -> None:
     """Drop every row of a project, in one transaction."""
-    with duck.connect(db_path()) as con:
-        create_tables(con)
+    with _connection() as con:
         con.execute("BEGIN")
         for table in ("candidates", "evidence", "judgements", "rewrites", "fragments", "project_symbols", "project_contexts",
                       "files", "verdicts", "projects"):
@@ -282,8 +310,7 @@ def delete_project(project: str) -> None:
 
 def query(sql: str, params: Sequence[object] = ()) -> pl.DataFrame:
     """Run a read query; an absent store reads as empty tables."""
-    with duck.connect(db_path()) as con:
-        create_tables(con)
+    with _connection() as con:
         return pl.from_arrow(con.sql(sql, params=list(params)).to_arrow_table())
 
 
@@ -317,15 +344,18 @@ def fragments_by_key(keys: Sequence[str]) -> pl.DataFrame:
 
 
 def evidence_by_key(keys: Sequence[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(evidence rows joined with their fragment, candidate rows) for `keys`."""
-    ev = query(
-        "SELECT e.*, f.kind, f.text, f.dump_start_line, f.dump_end_line, f.content_hash AS fragment_hash, "
-        "f.file_kind, (SELECT list(g.symbol) FROM fragments g WHERE g.project = f.project "
-        "AND g.path = f.path AND g.kind IN ('function', 'function_part')) AS file_functions "
-        "FROM evidence e JOIN fragments f ON f.key = e.key WHERE e.key IN (SELECT unnest(?::VARCHAR[]))",
-        [list(keys)])
-    cands = query("SELECT * FROM candidates WHERE key IN (SELECT unnest(?::VARCHAR[])) ORDER BY key, rank",
-                  [list(keys)])
+    """(evidence rows joined with their fragment and the functions of its file, candidate rows) for `keys`."""
+    with session():
+        ev = query(
+            "WITH wanted AS (SELECT f.* FROM fragments f WHERE f.key IN (SELECT unnest(?::VARCHAR[]))), "
+            "functions AS (SELECT g.project, g.path, list(g.symbol) AS file_functions FROM fragments g "
+            "WHERE g.kind IN ('function', 'function_part') AND (g.project, g.path) IN (SELECT project, path FROM wanted) "
+            "GROUP BY g.project, g.path) "
+            "SELECT e.*, f.kind, f.text, f.dump_start_line, f.dump_end_line, f.content_hash AS fragment_hash, "
+            "f.file_kind, functions.file_functions FROM evidence e JOIN wanted f ON f.key = e.key "
+            "LEFT JOIN functions ON functions.project = f.project AND functions.path = f.path", [list(keys)])
+        cands = query("SELECT * FROM candidates WHERE key IN (SELECT unnest(?::VARCHAR[])) ORDER BY key, rank",
+                      [list(keys)])
     return ev, cands
 
 
@@ -346,8 +376,7 @@ def current_judgements(project: str) -> dict[str, bool]:
 
 def drop_rewrites_except(project: str, keys: Sequence[str]) -> None:
     """Forget the rewrites of fragments no longer judged to need migration (their edits must not apply)."""
-    with duck.connect(db_path()) as con:
-        create_tables(con)
+    with _connection() as con:
         con.execute("DELETE FROM rewrites WHERE project = ? AND NOT list_contains(?, key)", [project, list(keys)])
 
 

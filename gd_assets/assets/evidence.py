@@ -100,21 +100,23 @@ def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig,
     index_input = (index.version, index_input[1])
     engine = load_surface(str(retrieval_index.corpus_path()))
     contexts: dict[str, tuple] = {}  # project -> (context, version)
+    project_inputs: dict[str, dict] = {}  # project -> its fragments' and symbols' (data version, storage id)
     done = 0
     for start in range(0, len(keys), config.batch_size):
         batch = keys[start:start + config.batch_size]
-        frags = store.fragments_by_key(batch).to_dicts()
-        missing = set(batch) - {f["key"] for f in frags}
-        if missing:
-            raise dg.Failure(f"{len(missing)} fragment partitions have no fragment row (e.g. {sorted(missing)[0]}): "
-                             "re-run `fragments` for their project")
-        context.log.info("on " + ", ".join(place(f, short=True) for f in frags) + f"; {len(keys) - done - len(frags)} remain after these")
-        for frag in frags:
-            if frag["project"] not in contexts:
-                known = store.project_context_row(frag["project"])
-                contexts[frag["project"]] = (load_context(frag["project"]), known["version"] if known else None)
-            frag["scope"] = Scope.of(contexts[frag["project"]][0], frag["path"], frag["symbol"], engine)
-        known = searched_before(batch, corpus_version, index.version, config.request)
+        with store.session():  # this batch's reads share one connection
+            frags = store.fragments_by_key(batch).to_dicts()
+            missing = set(batch) - {f["key"] for f in frags}
+            if missing:
+                raise dg.Failure(f"{len(missing)} fragment partitions have no fragment row (e.g. {sorted(missing)[0]}): "
+                                 "re-run `fragments` for their project")
+            context.log.info("on " + ", ".join(place(f, short=True) for f in frags) + f"; {len(keys) - done - len(frags)} remain after these")
+            for frag in frags:
+                if frag["project"] not in contexts:
+                    known = store.project_context_row(frag["project"])
+                    contexts[frag["project"]] = (load_context(frag["project"]), known["version"] if known else None)
+                frag["scope"] = Scope.of(contexts[frag["project"]][0], frag["path"], frag["symbol"], engine)
+            known = searched_before(batch, corpus_version, index.version, config.request)
         found = gather_evidence(frags, index, PARAMS, config.request, known)
         if known:
             context.log.info(f"{sum(f['key'] in known for f in frags)} of these kept their candidates "
@@ -127,12 +129,12 @@ def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig,
             cands.extend(cand_rows)
         store.upsert_many([("evidence", store.frame("evidence", rows)),
                            ("candidates", store.frame("candidates", cands))], replace_keys=batch)
-        names = sorted({f["project"] for f in frags})
-        projects = latest_inputs(context.instance, "fragments", names)
-        symbols = latest_inputs(context.instance, "project_symbols", names)
+        new = sorted({f["project"] for f in frags} - set(project_inputs))
+        if new:   # a project's fragments and symbols are not re-materialised while this run goes on
+            made = {asset: latest_inputs(context.instance, asset, new) for asset in ("fragments", "project_symbols")}
+            project_inputs.update({name: {asset: made[asset].get(name, ("", None)) for asset in made} for name in new})
         for frag, ev, row in zip(frags, found, rows):
-            inputs = {"corpus_index": index_input, "fragments": projects.get(frag["project"], ("", None)),
-                      "project_symbols": symbols.get(frag["project"], ("", None))}
+            inputs = {"corpus_index": index_input, **project_inputs[frag["project"]]}
             yield dg.AssetMaterialization(
                 asset_key=context.asset_key, partition=frag["key"], metadata=debug_metadata(frag, ev),
                 tags=lineage_tags(CODE_VERSION, row["data_version"], inputs))

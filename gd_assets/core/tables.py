@@ -27,6 +27,14 @@ class TableSet:
         for statement in self.migrations:
             con.execute(statement)
 
+    def ensure(self, con: duckdb.DuckDBPyConnection) -> None:
+        """`create` unless every table and column is already there: one catalog query (about 1 ms)
+        instead of a statement per table and migration (about 10 ms), for stores opened per call."""
+        present = set(con.execute("SELECT table_name, column_name FROM duckdb_columns() "
+                                  "WHERE table_name IN (SELECT unnest(?::VARCHAR[]))", [list(self.schemas)]).fetchall())
+        if any((table, column) not in present for table, schema in self.schemas.items() for column in schema):
+            self.create(con)
+
     def frame(self, table: str, rows: Iterable[Mapping[str, object]]) -> pl.DataFrame:
         """Rows as a polars frame with the table's schema (missing columns become NULL)."""
         schema = self.schemas[table]

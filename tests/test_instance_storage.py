@@ -1,0 +1,117 @@
+"""The data home's Dagster instance keeps its connections and writes a run's planned materialisations
+as one batch: what it records must be what Dagster's stock sqlite storage records, event for event."""
+
+import os
+from collections import Counter
+from pathlib import Path
+
+import dagster as dg
+import pytest
+from dagster._core.storage.partition_status_cache import AssetPartitionStatus
+
+from gd_assets import home
+
+keys_def = dg.DynamicPartitionsDefinition(name="keys")
+KEYS = [f"k{i:02d}" for i in range(12)]
+STOCK_SQLITE = "storage:\n  sqlite:\n    base_dir: {storage}\n"
+
+class StopAt(dg.Config):
+    stop_at: int = -1
+
+@dg.asset(partitions_def=keys_def, backfill_policy=dg.BackfillPolicy.single_run(), output_required=False)
+def per_key(context: dg.AssetExecutionContext, config: StopAt):
+    """One materialisation per key as it goes, like the fragment assets; fails at `stop_at`."""
+    for i, key in enumerate(context.partition_keys):
+        if i == config.stop_at:
+            raise dg.Failure(f"stopped at {key}")
+        yield dg.AssetMaterialization(asset_key="per_key", partition=key, tags={"dagster/data_version": f"v-{key}"})
+
+def _range(first: str, last: str) -> dict[str, str]:
+    return {"dagster/asset_partition_range_start": first, "dagster/asset_partition_range_end": last}
+
+def record(instance: dg.DagsterInstance, keys: list[str] = KEYS, stop_at: int = 3) -> dict:
+    """Two runs over halves of `keys`, the second failing at its `stop_at`th key; what the instance then tells."""
+    instance.add_dynamic_partitions("keys", keys)
+    half = len(keys) // 2
+    assert dg.materialize([per_key], instance=instance, tags=_range(keys[0], keys[half - 1])).success
+    failed = dg.materialize([per_key], instance=instance, tags=_range(keys[half], keys[-1]), raise_on_error=False,
+                            run_config={"ops": {"per_key": {"config": {"stop_at": stop_at}}}})
+    assert not failed.success
+    asset = dg.AssetKey("per_key")
+    done = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=asset), limit=100).records
+    runs = instance.get_runs()
+    logs = [e for r in runs for e in instance.all_logs(r.run_id) if e.dagster_event_type]
+    planned = [e.dagster_event.event_specific_data for e in logs
+               if e.dagster_event_type == dg.DagsterEventType.ASSET_MATERIALIZATION_PLANNED]
+    return {
+        "status": instance.get_status_by_partition(asset, keys, keys_def),
+        "planned": Counter(p.partition for p in planned),
+        "versions": {r.partition_key: r.asset_materialization.tags["dagster/data_version"] for r in done},
+        "events": sorted(sorted(Counter(e.dagster_event_type for e in instance.all_logs(r.run_id)
+                                        if e.dagster_event_type).items()) for r in runs),
+    }
+
+def stock_instance(folder) -> dg.DagsterInstance:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "dagster.yaml").write_text(STOCK_SQLITE.format(storage=folder / "storage"))
+    return dg.DagsterInstance.from_config(str(folder))
+
+def test_records_what_the_stock_storage_records(gd_home, instance_kind, tmp_path, monkeypatch):
+    monkeypatch.setenv("DAGSTER_EVENT_BATCH_SIZE", str(home.EVENT_BATCH))
+    instance = home.dagster_instance()
+    expected_class = "PooledEventLogStorage" if instance_kind == "postgres" else "PooledSqliteEventLogStorage"
+    assert type(instance.event_log_storage).__name__ == expected_class
+
+    ours = record(instance)
+    stock = record(stock_instance(tmp_path / "stock"))
+
+    assert ours == stock
+    assert ours["planned"] == {k: 1 for k in KEYS}, "one planned materialisation per partition, not per run"
+    assert {k for k, s in ours["status"].items() if s == AssetPartitionStatus.MATERIALIZED} == set(KEYS[:9])
+    assert {k for k, s in ours["status"].items() if s == AssetPartitionStatus.FAILED} == set(KEYS[9:])
+    assert ours["versions"] == {k: f"v-{k}" for k in KEYS[:9]}
+
+def test_a_home_made_with_the_stock_storage_keeps_its_history(gd_home, monkeypatch):
+    """Homes from before the kept connections: the same files, read and written on by the new instance."""
+    monkeypatch.delenv("GD_ASSETS_POSTGRES_URL", raising=False)
+    before = record(stock_instance(gd_home / home.DAGSTER_DIR), KEYS[:6], stop_at=1)
+
+    instance = home.dagster_instance()   # rewrites the home's dagster.yaml
+    assert "PooledSqliteEventLogStorage" in (gd_home / home.DAGSTER_DIR / "dagster.yaml").read_text()
+    asset = dg.AssetKey("per_key")
+    assert instance.get_status_by_partition(asset, KEYS[:6], keys_def) == before["status"]
+    assert len(instance.get_runs()) == 2
+
+    after = record(instance, KEYS[6:], stop_at=1)
+    statuses = instance.get_status_by_partition(asset, KEYS, keys_def)
+    assert [k for k in KEYS if statuses[k] == AssetPartitionStatus.MATERIALIZED] == KEYS[:4] + KEYS[6:10]
+    assert [k for k in KEYS if statuses[k] == AssetPartitionStatus.FAILED] == KEYS[4:6] + KEYS[10:]
+    assert after["planned"] == {k: 1 for k in KEYS}
+    assert len(after["events"]) == 4
+
+def open_run_shards(folder) -> set[str]:
+    """The per-run sqlite files this process holds open."""
+    names = set()
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith(str(folder)) and target.endswith(".db") and not target.endswith("index.db"):
+            names.add(Path(target).stem)
+    return names
+
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="reads the open files from /proc")
+def test_open_run_shards_are_bounded(gd_home, monkeypatch):
+    """Each run has its own sqlite file; a long-lived process keeps only the most recent few open."""
+    monkeypatch.delenv("GD_ASSETS_POSTGRES_URL", raising=False)
+    instance = home.dagster_instance()
+    monkeypatch.setattr(type(instance.event_log_storage), "KEEP", 3)
+    instance.add_dynamic_partitions("keys", KEYS)
+    for key in KEYS[:6]:
+        assert dg.materialize([per_key], instance=instance, partition_key=key).success
+    runs = instance.get_runs()   # newest first
+    assert len(runs) == 6
+    assert open_run_shards(gd_home) == {r.run_id for r in runs[:3]}
+    statuses = instance.get_status_by_partition(dg.AssetKey("per_key"), KEYS[:6], keys_def)
+    assert set(statuses.values()) == {AssetPartitionStatus.MATERIALIZED}
