@@ -14,16 +14,19 @@ home with `gd-assets db start` and stops it afterwards; `-wK` runs evidence and 
 worker processes (`analyze --workers K`). A small example is analysed first, untimed, so that
 loading the index and the embedder counts in no mode.
 """
+
 from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import os
 import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 import dagster as dg
 
@@ -36,7 +39,7 @@ STOCK_SQLITE = """\
 storage:
   sqlite:
     base_dir: {storage}
-"""
+""" + home.INSTANCE_TAIL
 WARM_UP = Path(__file__).resolve().parents[1] / "examples" / "dodge-godot3"
 
 
@@ -83,10 +86,10 @@ def run_mode(mode: str, source: str) -> dict:
         stages[last[1]] = now - last[0]
         last[:] = [now, stage]
 
-    saved = home.DAGSTER_YAML, os.environ.get("DAGSTER_EVENT_BATCH_SIZE")
+    baseline = contextlib.ExitStack()
     if stock:
-        home.DAGSTER_YAML = STOCK_SQLITE + home.DAGSTER_YAML[home.DAGSTER_YAML.index("local_artifact_storage:"):]
-        os.environ["DAGSTER_EVENT_BATCH_SIZE"] = "0"
+        baseline.enter_context(mock.patch.object(home, "DAGSTER_YAML", STOCK_SQLITE))
+        baseline.enter_context(mock.patch.dict(os.environ, {"DAGSTER_EVENT_BATCH_SIZE": "0"}))
     try:
         if instance == "postgres":
             postgres.start()
@@ -99,11 +102,7 @@ def run_mode(mode: str, source: str) -> dict:
         return {"mode": mode, "fragments": n, "wall": wall, "bookkeeping": timer.seconds, "stages": stages,
                 "events": dict(timer.counts)}
     finally:
-        home.DAGSTER_YAML = saved[0]
-        if stock:
-            os.environ.pop("DAGSTER_EVENT_BATCH_SIZE", None)
-            if saved[1] is not None:
-                os.environ["DAGSTER_EVENT_BATCH_SIZE"] = saved[1]
+        baseline.close()
         if instance == "postgres":
             postgres.stop()
         shutil.rmtree(folder, ignore_errors=True)

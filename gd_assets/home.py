@@ -21,7 +21,7 @@ POSTGRES_DIR = "postgres"         # the local PostgreSQL cluster of `gd-assets d
 POSTGRES_URL_FILE = "url"         # in POSTGRES_DIR while that cluster is this home's instance
 EVENT_BATCH = 1000                # planned events written per transaction
 
-_INSTANCE_TAIL = """\
+INSTANCE_TAIL = """\
 local_artifact_storage:
   module: dagster.core.storage.root
   class: LocalArtifactStorage
@@ -49,7 +49,7 @@ schedule_storage:
   module: dagster.core.storage.schedules
   class: SqliteScheduleStorage
   config: {{base_dir: "{storage}/schedules"}}
-""" + _INSTANCE_TAIL
+""" + INSTANCE_TAIL
 
 # Runs, events and schedules in PostgreSQL through pooled connections (`gd_assets.pooled_storage`):
 # dagster-postgres opens a connection per statement by default, which costs more than sqlite.
@@ -67,7 +67,7 @@ schedule_storage:
   module: gd_assets.pooled_storage
   class: PooledScheduleStorage
   config: {{postgres_url: "{url}"}}
-""" + _INSTANCE_TAIL
+""" + INSTANCE_TAIL
 
 
 def data_home() -> Path:

@@ -106,7 +106,7 @@ def start() -> dict:
     _own(log)
     port = _port(data)
     if not running(port):
-        port = port if port and not running(port) else _free_port()
+        port = port or _free_port()
         (data / "gd_assets.port").write_text(str(port))
         options = f"-p {port} -c listen_addresses=127.0.0.1 -k {shlex.quote(str(data))} -c max_connections=200"
         _as_server_user([str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log / "postgres.log"), "-w",
