@@ -1,6 +1,6 @@
 """End-to-end `analyze` fragments/s per Dagster instance, and the share Dagster's bookkeeping takes.
 
-    python bench/analyze.py PATH [--modes sqlite-stock,sqlite,sqlite-w2,postgres,postgres-w2]
+    python bench/analyze.py PATH [--modes sqlite-stock,sqlite,sqlite-w2,postgres,postgres-w2,ducklake,ducklake-w2]
 
 Each mode analyses PATH from nothing in a fresh data home (the corpus and index come from
 GD_ASSETS_CORPUS_HOME), in this process, as `gd-assets analyze` does. Bookkeeping is the time spent
@@ -10,7 +10,8 @@ is not seen, so the figure is then a lower bound.
 
 Modes: `sqlite-stock` is Dagster's own sqlite storage with every event written on its own (the
 baseline); `sqlite` is the data home's default instance; `postgres` starts a local cluster in that
-home with `gd-assets db start` and stops it afterwards; `-wK` runs evidence and judgement as K
+home with `gd-assets db start` and stops it afterwards; `ducklake` is that with the analysis tables in
+DuckLake (GD_ASSETS_STORE=ducklake, catalog in the same cluster, Parquet in the home); `-wK` runs evidence and judgement as K
 worker processes (`analyze --workers K`). A small example is analysed first, untimed, so that
 loading the index and the embedder counts in no mode.
 """
@@ -32,7 +33,7 @@ import dagster as dg
 
 from gd_assets import home, orchestrate, postgres, store
 
-MODES = ("sqlite-stock", "sqlite", "sqlite-w2", "postgres", "postgres-w2")
+MODES = ("sqlite-stock", "sqlite", "sqlite-w2", "postgres", "postgres-w2", "ducklake", "ducklake-w2")
 # Dagster's own sqlite storage, each event written on its own: what the instance was before
 # `gd_assets.pooled_storage`, kept as the baseline the ratios are read against.
 STOCK_SQLITE = """\
@@ -73,11 +74,14 @@ class EventTimer:
 def run_mode(mode: str, source: str) -> dict:
     instance, _, workers = mode.partition("-w")
     stock = instance == "sqlite-stock"
+    on_postgres = instance in ("postgres", "ducklake")
     folder = Path(tempfile.mkdtemp(prefix=f"gd-bench-{mode}-"))
     folder.chmod(0o755)   # the postgres user runs the cluster when we are root
     os.environ["GD_ASSETS_HOME"] = str(folder / "home")
     os.environ.pop("DAGSTER_HOME", None)
     os.environ.pop("GD_ASSETS_POSTGRES_URL", None)
+    os.environ.pop("GD_ASSETS_LAKE_PATH", None)
+    os.environ["GD_ASSETS_STORE"] = "ducklake" if instance == "ducklake" else "duckdb"
     stages: dict[str, float] = {}
     last = [time.perf_counter(), "ingest"]
 
@@ -91,7 +95,7 @@ def run_mode(mode: str, source: str) -> dict:
         baseline.enter_context(mock.patch.object(home, "DAGSTER_YAML", STOCK_SQLITE))
         baseline.enter_context(mock.patch.dict(os.environ, {"DAGSTER_EVENT_BATCH_SIZE": "0"}))
     try:
-        if instance == "postgres":
+        if on_postgres:
             postgres.start()
         with EventTimer() as timer:
             started = time.perf_counter()
@@ -103,7 +107,7 @@ def run_mode(mode: str, source: str) -> dict:
                 "events": dict(timer.counts)}
     finally:
         baseline.close()
-        if instance == "postgres":
+        if on_postgres:
             postgres.stop()
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -121,7 +125,7 @@ def main() -> None:
     for r in results:
         n = r["fragments"]
         per_fragment = sum(r["events"].values()) / n
-        print(f"{r['mode']:<9} {n} fragments in {r['wall']:.1f} s = {n / r['wall']:.1f} fragments/s; bookkeeping "
+        print(f"{r['mode']:<11} {n} fragments in {r['wall']:.1f} s = {n / r['wall']:.1f} fragments/s; bookkeeping "
               f"{r['bookkeeping']:.1f} s ({r['bookkeeping'] / r['wall']:.0%} of the wall), "
               f"{r['bookkeeping'] / n * 1000:.1f} ms and {per_fragment:.1f} events per fragment"
               + (" (this process only: the workers' evidence and judgement events are not timed)"
@@ -130,10 +134,10 @@ def main() -> None:
         top = sorted(r["events"].items(), key=lambda kv: -kv[1])[:6]
         print("          events: " + ", ".join(f"{k} {v}" for k, v in top))
     by_mode = {r["mode"]: r for r in results}
-    if {"sqlite", "postgres"} <= set(by_mode):
-        s, p = by_mode["sqlite"], by_mode["postgres"]
-        print(f"bookkeeping per fragment: sqlite {s['bookkeeping'] / s['fragments'] * 1000:.1f} ms, "
-              f"postgres {p['bookkeeping'] / p['fragments'] * 1000:.1f} ms")
+    single = [r for r in results if "-w" not in r["mode"]]
+    if single:
+        print("bookkeeping per fragment: " + ", ".join(
+            f"{r['mode']} {r['bookkeeping'] / r['fragments'] * 1000:.1f} ms" for r in single))
     if "sqlite-stock" in by_mode:
         stock = by_mode["sqlite-stock"]
         for r in results:

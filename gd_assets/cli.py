@@ -11,8 +11,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from gd_assets import home, orchestrate, postgres, views
+from gd_assets import home, orchestrate, postgres, store, views
 from gd_assets.core.cues import JUDGE_ONLY
+from gd_assets.core.duck import StoreError
 from gd_assets.core.dump import to_dump
 from gd_assets.core.ingest import IngestError, ingest
 from gd_assets.core.judges import JudgeError, judge_names
@@ -225,11 +226,20 @@ def print_db(doc: dict, out=sys.stdout) -> None:
     if doc["cluster"]:
         print(f"local cluster: {doc['cluster']} ({'running' if doc['running'] else 'stopped'}; log {doc['log']})",
               file=out)
+    print(f"store: {doc['store']}" + (f" (catalog in the instance's PostgreSQL, data {doc['lake']})" if doc["lake"]
+                                      else f" ({home.projects_db_path()})"), file=out)
+    if "maintenance" in doc:
+        print(f"maintenance: {json.dumps(doc['maintenance'])}", file=out)
 
 
 def cmd_db(args) -> int:
-    action = {"start": postgres.start, "stop": postgres.stop, "status": postgres.status}[args.action]
-    return emit(action(), args.json, print_db)
+    if args.action == "maintain":
+        doc = {**postgres.status(), "maintenance": orchestrate.run_store_maintenance(args.keep)}
+    else:
+        doc = {"start": postgres.start, "stop": postgres.stop, "status": postgres.status}[args.action]()
+    backend = store.backend()
+    doc.update(store=backend, lake=str(home.lake_path()) if backend == "ducklake" else None)
+    return emit(doc, args.json, print_db)
 
 
 def cmd_mcp(args) -> int:
@@ -306,8 +316,11 @@ def parser() -> argparse.ArgumentParser:
     p = command("search", cmd_search, "debug retrieval: search the corpus index for a text", ("query", None))
     p.add_argument("--table", choices=views.CORPUS_TABLES)
     p.add_argument("-k", type=int, default=10)
-    p = command("db", cmd_db, "start, stop or show the local PostgreSQL that holds this home's Dagster instance")
-    p.add_argument("action", choices=("start", "stop", "status"))
+    p = command("db", cmd_db, "start, stop or show the local PostgreSQL that holds this home's Dagster instance "
+                "(and the DuckLake catalog with GD_ASSETS_STORE=ducklake); maintain compacts the analysis store")
+    p.add_argument("action", choices=("start", "stop", "status", "maintain"))
+    p.add_argument("--keep", default=None, metavar="SPAN",
+                   help="maintain: DuckLake snapshots younger than this stay readable (default '1 hour')")
     p = command("mcp", cmd_mcp, "serve the analyses to coding agents over the Model Context Protocol (stdio)",
                 json_=False)
     p.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP on a loopback address instead of stdio")
@@ -324,9 +337,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command != "db":
             postgres.check_reachable()
+            store.check()
         return args.func(args)
     except (orchestrate.PipelineError, views.NotFound, views.BadArgument, IngestError, JudgeError,
-            postgres.DatabaseError) as error:
+            postgres.DatabaseError, StoreError) as error:
         print(f"gd-assets: error: {error}", file=sys.stderr)
         return 1
 

@@ -8,6 +8,7 @@ import corpora_build.definitions as corpus
 from gd_assets.assets.evidence import fragment_evidence
 from gd_assets.assets.fragments import fragments
 from gd_assets.assets.judgement import fragment_judgement
+from gd_assets.assets.maintenance import store_maintenance
 from gd_assets.assets.migration import project_migration
 from gd_assets.assets.project_symbols import project_symbols
 from gd_assets.assets.rewrite import fragment_rewrite
@@ -17,7 +18,7 @@ from gd_assets.resources import JudgeBackend, RetrievalIndex
 from gd_assets.sensors import sensors
 
 project_assets = [project_sources, fragments, project_symbols, fragment_evidence, fragment_judgement,
-                  fragment_rewrite, project_verdict, project_migration]
+                  fragment_rewrite, project_verdict, project_migration, store_maintenance]
 
 project_resources = {
     "retrieval_index": RetrievalIndex(),

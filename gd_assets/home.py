@@ -19,6 +19,8 @@ INBOX_DIR = "inbox"
 DAGSTER_DIR = "dagster"
 POSTGRES_DIR = "postgres"         # the local PostgreSQL cluster of `gd-assets db start`
 POSTGRES_URL_FILE = "url"         # in POSTGRES_DIR while that cluster is this home's instance
+LAKE_DIR = "lake"                 # the DuckLake store's Parquet files, unless GD_ASSETS_LAKE_PATH
+STORES = ("duckdb", "ducklake")   # GD_ASSETS_STORE: the analysis tables in a file, or in DuckLake
 EVENT_BATCH = 1000                # planned events written per transaction
 
 INSTANCE_TAIL = """\
@@ -97,6 +99,21 @@ def _folder(path: Path) -> Path:
 
 def projects_db_path() -> Path:
     return data_home() / PROJECTS_DB
+
+
+def store_backend() -> str:
+    """Where the analysis tables live: `duckdb` (default, `projects.duckdb`, one host) or `ducklake`
+    (catalog in this home's PostgreSQL, Parquet under `lake_path()`, shared by every worker)."""
+    backend = (os.environ.get("GD_ASSETS_STORE") or STORES[0]).strip().lower()
+    if backend not in STORES:
+        raise ValueError(f"GD_ASSETS_STORE={backend!r}: use one of {', '.join(STORES)}")
+    return backend
+
+
+def lake_path() -> Path:
+    """The DuckLake store's data folder: GD_ASSETS_LAKE_PATH (a path every worker mounts), else `<data>/lake`."""
+    override = os.environ.get("GD_ASSETS_LAKE_PATH")
+    return _folder(Path(override).expanduser().resolve() if override else data_home() / LAKE_DIR)
 
 
 def corpora_db_path() -> Path:

@@ -16,10 +16,11 @@ import dagster as dg
 from corpora_build.assets import ASSETS as CORPUS_ASSETS
 from corpora_build.assets import TABLE_ASSETS, CorpusSource
 from corpora_build.checks import CHECKS
-from gd_assets import home, store
+from gd_assets import home, lake, store
 from gd_assets.assets.evidence import fragment_evidence
 from gd_assets.assets.fragments import fragments
 from gd_assets.assets.judgement import fragment_judgement
+from gd_assets.assets.maintenance import store_maintenance
 from gd_assets.assets.migration import default_paths, project_migration
 from gd_assets.assets.project_symbols import project_symbols
 from gd_assets.assets.rewrite import fragment_rewrite
@@ -230,6 +231,16 @@ def run_verdict(project: str) -> None:
     materialize([project_verdict], partition_key=project)
 
 
+def run_store_maintenance(keep: str | None = None) -> dict:
+    """Compact the analysis store (`store_maintenance`); returns what it did."""
+    if keep:
+        lake.check_span(keep)
+    config = {"ops": {"store_maintenance": {"config": {"keep": keep}}}} if keep else None
+    result = materialize([store_maintenance], run_config=config)[0]
+    materialization = result.asset_materializations_for_node("store_maintenance")[0]
+    return {k: v.value for k, v in materialization.metadata.items()}
+
+
 def run_migration(project: str, out: str | None = None, patch: str | None = None) -> dict:
     """Write the migrated copy, the patch and the summary; returns the summary."""
     config = {k: v for k, v in (("out", out), ("patch", patch)) if v}
@@ -258,6 +269,8 @@ def analyze(source: str, project: str | None = None, request: str | None = None,
     run_rewrite(name)
     tell("verdict", name)
     run_verdict(name)
+    if store.backend() == "ducklake":
+        run_store_maintenance()   # this analysis's commits wrote many small Parquet files
     return name
 
 

@@ -196,15 +196,31 @@ def fresh_database(server_url: str) -> str:
     return server_url.rsplit("/", 1)[0] + "/" + name
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def instance_kind(request, monkeypatch) -> str:
-    """Run a test against the default sqlite instance and against a Dagster instance in PostgreSQL
-    (a fresh database of the session's cluster, reached through GD_ASSETS_POSTGRES_URL)."""
-    monkeypatch.delenv("GD_ASSETS_POSTGRES_URL", raising=False)
-    if request.param == "postgres":
+def use_deployment(kind: str, request, monkeypatch) -> str:
+    """Point this test's commands at `kind`: `sqlite` (the embedded default: sqlite instance, DuckDB
+    store), `postgres` (the Dagster instance in a fresh database of the session's cluster, through
+    GD_ASSETS_POSTGRES_URL) or `ducklake` (that, with the analysis tables in DuckLake: its catalog in
+    the same database, its Parquet under the data home)."""
+    for name in ("GD_ASSETS_POSTGRES_URL", "GD_ASSETS_STORE", "GD_ASSETS_LAKE_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    if kind in ("postgres", "ducklake"):
         url, _ = request.getfixturevalue("postgres_server")
         monkeypatch.setenv("GD_ASSETS_POSTGRES_URL", fresh_database(url))
-    return request.param
+    if kind == "ducklake":
+        monkeypatch.setenv("GD_ASSETS_STORE", "ducklake")
+    return kind
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def instance_kind(request, monkeypatch) -> str:
+    """A test of the Dagster instance alone, against sqlite and PostgreSQL."""
+    return use_deployment(request.param, request, monkeypatch)
+
+
+@pytest.fixture(params=["sqlite", "postgres", "ducklake"])
+def deployment(request, monkeypatch) -> str:
+    """A test of the whole pipeline, against each deployment (`use_deployment`)."""
+    return use_deployment(request.param, request, monkeypatch)
 
 
 # --- the tiny model and a real OpenAI-compatible server (vLLM) for the model judges ---------------

@@ -86,7 +86,7 @@ def test_no_path_component_is_a_cue_unless_in_the_body(analysis_home):
                     assert part in row["text"], f"{part!r} from the path {row['path']} is in cue {cue}"
 
 
-def test_each_fragment_partition_is_materialised_once_and_reanalysis_redoes_only_edits(analysis_home, instance_kind,
+def test_each_fragment_partition_is_materialised_once_and_reanalysis_redoes_only_edits(analysis_home, deployment,
                                                                                        tmp_path):
     project = tmp_path / "hero"
     project.mkdir()

@@ -15,7 +15,7 @@ from gd_assets import store
 pytestmark = pytest.mark.slow
 
 
-def test_two_analyses_and_a_corpus_refresh_run_at_once(analysis_home, instance_kind, corpus_home, tmp_path):
+def test_two_analyses_and_a_corpus_refresh_run_at_once(analysis_home, deployment, corpus_home, tmp_path):
     corpus_copy = tmp_path / "corpus-home"
     shutil.copytree(corpus_home, corpus_copy, ignore=shutil.ignore_patterns("dagster", "reports"))
     changed_source = tmp_path / "corpus-src"
@@ -61,7 +61,7 @@ def test_two_analyses_and_a_corpus_refresh_run_at_once(analysis_home, instance_k
     assert sections[0][0] == 1, "the refresh wrote the changed upstream section"
 
 
-def test_three_workers_on_one_project_and_a_corpus_refresh(analysis_home, instance_kind, corpus_home, tmp_path):
+def test_three_workers_on_one_project_and_a_corpus_refresh(analysis_home, deployment, corpus_home, tmp_path):
     """`analyze --workers 3` next to a corpus refresh: each fragment partition materialised exactly once,
     no row lost or doubled, no lock error surfacing."""
     from test_resume import FILES, FUNCTIONS, write_project

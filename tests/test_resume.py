@@ -36,12 +36,13 @@ def judged_count(instance: dg.DagsterInstance) -> int:
     return instance.fetch_materializations(dg.AssetKey("fragment_judgement"), limit=10_000).records.__len__()
 
 
-def test_killed_run_resumes_only_unfinished_fragments(analysis_home, instance_kind, tmp_path):
+def test_killed_run_resumes_only_unfinished_fragments(analysis_home, deployment, tmp_path):
     project = tmp_path / "crowd"
     write_project(project)
     env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
     instance = orchestrate.instance()
-    assert type(instance.run_storage).__name__ == {"sqlite": "SqliteRunStorage", "postgres": "PooledRunStorage"}[instance_kind]
+    assert type(instance.run_storage).__name__ == {"sqlite": "SqliteRunStorage", "postgres": "PooledRunStorage",
+                                                  "ducklake": "PooledRunStorage"}[deployment]
     log = (tmp_path / "analyze.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "gd_assets.cli", "analyze", str(project)], cwd=REPO, env=env,
                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

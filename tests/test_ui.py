@@ -202,7 +202,7 @@ def latest_metadata(server: DagsterUI, asset: str, partition: str) -> dict[str, 
 
 
 @pytest.fixture
-def analysed(analysis_home, instance_kind, monkeypatch) -> list[str]:
+def analysed(analysis_home, deployment, monkeypatch) -> list[str]:
     """The seed example analysed end to end in the private data directory; returns its fragment keys."""
     monkeypatch.setenv("DAGSTER_HOME", str(home.ensure_dagster_home()))
     project = orchestrate.analyze(str(shared_path("fixtures", "mini_dodge.dump.txt")), None)

@@ -1,8 +1,9 @@
 """A tiny chat model built on the spot, so the LLM judges can be exercised on a CPU with no download.
 
 A byte-level BPE tokenizer is trained on judge prompts, wrapped with a chat template, and a
-Llama of about 0.3M parameters (head size 32, the least CPU attention takes) is trained for some
-seconds on schema-shaped answers so it closes its JSON and stops instead of looping. Its answers
+Llama of about 0.3M parameters (head size 32, the least CPU attention takes) is trained for a fixed
+number of seeded steps (about 30 s on two quiet cores) on schema-shaped answers so it closes its
+JSON and stops instead of looping: the same model on every machine, however busy. Its answers
 mean nothing: tests check their structure only. `sample_inputs` gives realistic judge inputs.
 """
 
@@ -11,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import random
-import time
 from pathlib import Path
 
 from gd_assets.core.cues import DEFAULT_REQUEST
@@ -97,7 +97,7 @@ def _answer(rng: random.Random, shown: int) -> str:
     return json.dumps(answer, separators=(",", ":"))
 
 
-def build_tiny_model(folder: Path, seconds: float = 30.0, seed: int = 0) -> Path:
+def build_tiny_model(folder: Path, steps: int = 800, seed: int = 0) -> Path:
     """Tokenizer and model in `folder` (reused when already there); returns the folder."""
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -136,9 +136,7 @@ def build_tiny_model(folder: Path, seconds: float = 30.0, seed: int = 0) -> Path
                          bos_token_id=tok.eos_token_id)
     model = LlamaForCausalLM(config)
     optimizer = torch.optim.AdamW(model.parameters(), lr=5e-3)
-    deadline, steps = time.monotonic() + seconds, 0
-    while time.monotonic() < deadline:
-        steps += 1
+    for _ in range(steps):
         batch = rng.sample(rows, 8)
         width = max(len(ids) for _, ids, _ in batch)
         ids = torch.tensor([i + [tok.pad_token_id] * (width - len(i)) for _, i, _ in batch])
@@ -158,4 +156,4 @@ def build_tiny_model(folder: Path, seconds: float = 30.0, seed: int = 0) -> Path
 if __name__ == "__main__":
     import sys
 
-    print(build_tiny_model(Path(sys.argv[1]), seconds=float(sys.argv[2]) if len(sys.argv) > 2 else 30.0))
+    print(build_tiny_model(Path(sys.argv[1]), steps=int(sys.argv[2]) if len(sys.argv) > 2 else 800))

@@ -8,6 +8,7 @@
 6. `rewrite.fragment_rewrite`     (per fragment) the Godot 4 edits of a fragment that needs migration, with evidence
 7. `verdict.project_verdict`      (per project)  judgements rolled up to files, folders and the project; reports
 8. `migration.project_migration`  (per project)  the migrated copy of every file, its patch and its summary
+9. `maintenance.store_maintenance`               the store kept compact (DuckLake's small files merged)
 
 `metadata` formats what the UI shows. The corpus assets these read are in `corpora_build.assets`.
 """

@@ -31,7 +31,7 @@ def project_sources(context: dg.AssetExecutionContext, config: ProjectSourceConf
     project = context.partition_key
     source = config.source
     if not source:
-        known = store.project_row(project) if store.db_path().exists() else None
+        known = store.project_row(project) if store.exists() else None
         if known is None:
             raise dg.Failure(
                 f"project '{project}' has no recorded source: launch with config "

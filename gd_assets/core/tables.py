@@ -7,11 +7,23 @@ rows absent from the write), which is how a re-run drops exactly what disappeare
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import duckdb
 import polars as pl
+
+from gd_assets.core.duck import TEXT_LIST, text_list
+
+
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Undo the open transaction, if any: a failed COMMIT has already ended it, and its error (not
+    "no transaction is active") is the one to raise."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.TransactionException:
+        pass
 
 
 @dataclass(frozen=True)
@@ -21,19 +33,22 @@ class TableSet:
     schemas: Mapping[str, Mapping[str, pl.DataType]]  # table -> polars schema (column order)
     migrations: Sequence[str] = field(default_factory=tuple)  # idempotent ALTERs for older files
 
-    def create(self, con: duckdb.DuckDBPyConnection) -> None:
+    def create(self, con: duckdb.DuckDBPyConnection, keyed: bool = True) -> None:
+        """The tables and their migrations; without `keyed` (DuckLake has no constraints) the primary
+        keys are left out and `upsert` keeps them unique itself."""
         for ddl in self.ddl.values():
-            con.execute(ddl)
+            con.execute(ddl if keyed else re.sub(r"\s+PRIMARY KEY\b", "", ddl))
         for statement in self.migrations:
             con.execute(statement)
 
-    def ensure(self, con: duckdb.DuckDBPyConnection) -> None:
+    def ensure(self, con: duckdb.DuckDBPyConnection, keyed: bool = True) -> None:
         """`create` unless every table and column is already there: one catalog query (about 1 ms)
         instead of a statement per table and migration (about 10 ms), for stores opened per call."""
-        present = set(con.execute("SELECT table_name, column_name FROM duckdb_columns() "
-                                  "WHERE table_name IN (SELECT unnest(?::VARCHAR[]))", [list(self.schemas)]).fetchall())
+        present = set(con.execute("SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = "
+                                  f"current_database() AND table_name IN (SELECT unnest({TEXT_LIST}))",
+                                  [text_list(self.schemas)]).fetchall())
         if any((table, column) not in present for table, schema in self.schemas.items() for column in schema):
-            self.create(con)
+            self.create(con, keyed)
 
     def frame(self, table: str, rows: Iterable[Mapping[str, object]]) -> pl.DataFrame:
         """Rows as a polars frame with the table's schema (missing columns become NULL)."""
@@ -42,14 +57,15 @@ class TableSet:
 
     def upsert(self, con: duckdb.DuckDBPyConnection, writes: Sequence[tuple[str, pl.DataFrame]],
                replace_project: str | None = None, replace_keys: Sequence[str] | None = None,
-               replace_all: bool = False) -> int:
+               replace_all: bool = False, keyed: bool = True) -> int:
         """Insert or replace each (table, rows) by key, all in one transaction.
 
         `replace_project`: that project's rows absent from `rows` are deleted. `replace_keys`
         (fragment keys): those fragments' rows are replaced as a whole. `replace_all`: every row
-        absent from `rows` is deleted (a full rebuild).
+        absent from `rows` is deleted (a full rebuild). Without `keyed` (tables without a primary
+        key) the rows with the written keys are deleted before the insert, in the same transaction.
         """
-        self.create(con)
+        self.ensure(con, keyed)
         written = 0
         con.execute("BEGIN")
         try:
@@ -65,13 +81,16 @@ class TableSet:
                 if replace_project is not None:
                     con.execute(f"DELETE FROM {table} t WHERE t.project = ? AND {absent}", [replace_project])
                 if replace_keys is not None:
-                    con.execute(f"DELETE FROM {table} WHERE key IN (SELECT unnest(?::VARCHAR[]))", [list(replace_keys)])
-                con.execute(
-                    f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM _rows")
+                    con.execute(f"DELETE FROM {table} WHERE key IN (SELECT unnest({TEXT_LIST}))",
+                                [text_list(replace_keys)])
+                if not keyed:
+                    con.execute(f"DELETE FROM {table} t WHERE EXISTS (SELECT 1 FROM _rows r WHERE {match})")
+                verb = "INSERT OR REPLACE" if keyed else "INSERT"
+                con.execute(f"{verb} INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM _rows")
                 con.unregister("_rows")
                 written += rows.height
             con.execute("COMMIT")
         except Exception:
-            con.execute("ROLLBACK")
+            rollback(con)
             raise
         return written

@@ -1,0 +1,161 @@
+"""The DuckLake store (GD_ASSETS_STORE=ducklake): the analysis tables for many workers at once.
+
+Its catalog lives in this home's PostgreSQL (`gd-assets db start`, or GD_ASSETS_POSTGRES_URL) and its
+data as Parquet under `home.lake_path()`, a folder every worker mounts. DuckLake has no primary keys:
+each write deletes its keys and inserts them again in one transaction, and a transaction that loses a
+commit race with another worker is retried whole. Attaching costs about 0.4 s (extensions, catalog),
+so a process keeps one connection and hands out a cursor per store call.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+import duckdb
+
+from gd_assets import home
+from gd_assets.core.duck import StoreError
+
+log = logging.getLogger(__name__)
+
+ALIAS = "lake"
+METADATA_SCHEMA = "gd_lake"     # DuckLake's catalog tables, apart from Dagster's in the same database
+RETRY_SECONDS = 300.0
+T = TypeVar("T")
+
+# The extension packages on PyPI, and the file name DuckDB loads each as (its entry point is named for it).
+EXTENSIONS = {"duckdb_extension_ducklake": "ducklake", "duckdb_extension_postgres": "postgres_scanner"}
+
+_lock = threading.Lock()
+_attached: tuple[int, str, duckdb.DuckDBPyConnection] | None = None   # (pid, where, connection)
+
+
+def extension_directory() -> Path:
+    """A per-user folder laid out as DuckDB expects (`v<version>/<platform>/<name>.duckdb_extension`),
+    linking the files the pinned extension packages installed; nothing is downloaded."""
+    import importlib
+
+    platform = duckdb.execute("PRAGMA platform").fetchone()[0]
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gd-assets" / "duckdb-extensions"
+    folder = base / f"v{duckdb.__version__}" / platform
+    folder.mkdir(parents=True, exist_ok=True)
+    for package, name in EXTENSIONS.items():
+        try:
+            module = importlib.import_module(package)
+        except ImportError as error:
+            raise StoreError(f"GD_ASSETS_STORE=ducklake needs the {package.replace('_', '-')} package "
+                             f"(pip install -e . installs it)") from error
+        found = next(Path(module.__file__).parent.glob(f"extensions/v{duckdb.__version__}/*.duckdb_extension"), None)
+        if found is None:
+            raise StoreError(f"{package} has no extension for DuckDB {duckdb.__version__}: install the matching release")
+        link = folder / f"{name}.duckdb_extension"
+        if not link.exists() or link.resolve() != found.resolve():
+            temporary = link.with_suffix(f".{os.getpid()}.tmp")
+            temporary.unlink(missing_ok=True)
+            temporary.symlink_to(found)
+            temporary.replace(link)
+    return base
+
+
+def catalog_url() -> str:
+    url = home.postgres_url()
+    if not url:
+        raise StoreError("GD_ASSETS_STORE=ducklake keeps its catalog in PostgreSQL: run `gd-assets db start`, "
+                         "or set GD_ASSETS_POSTGRES_URL")
+    return url
+
+
+def attach(url: str, data_path: Path) -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB with the lake attached and in use."""
+    con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": True})
+    try:
+        con.execute(f"SET extension_directory = '{extension_directory()}'")
+        con.execute("LOAD ducklake")
+        con.execute("LOAD postgres")
+        # Inlining small writes into the catalog is off: under concurrent writers it returned duplicates.
+        con.execute(f"ATTACH 'ducklake:postgres:{url}' AS {ALIAS} (DATA_PATH '{data_path}/', "
+                    f"METADATA_SCHEMA '{METADATA_SCHEMA}', DATA_INLINING_ROW_LIMIT 0)")
+        con.execute(f"USE {ALIAS}")
+    except duckdb.Error as error:
+        con.close()
+        raise StoreError(f"cannot attach the DuckLake store (catalog {url}, data {data_path}): {error}") from error
+    return con
+
+
+def _connection(prepare: Callable[[duckdb.DuckDBPyConnection], None]) -> duckdb.DuckDBPyConnection:
+    """This process's attached lake, made on first use (`prepare` then creates the tables); a forked
+    child or a change of catalog or folder attaches anew."""
+    global _attached
+    where = f"{catalog_url()} {home.lake_path()}"
+    with _lock:
+        if _attached is None or _attached[0] != os.getpid() or _attached[1] != where:
+            if _attached is not None and _attached[0] == os.getpid():
+                _attached[2].close()
+            con = attach(catalog_url(), home.lake_path())
+            retrying(lambda: prepare(con))
+            _attached = (os.getpid(), where, con)
+        return _attached[2]
+
+
+@contextmanager
+def cursor(prepare: Callable[[duckdb.DuckDBPyConnection], None]) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A cursor on the process's lake: its own transactions, safe to use from another thread."""
+    cur = _connection(prepare).cursor()
+    cur.execute(f"USE {ALIAS}")   # a cursor starts in the in-memory database, not in the lake
+    try:
+        yield cur
+    finally:
+        cur.close()
+
+
+def is_conflict(error: Exception) -> bool:
+    """A commit that lost to another worker's (DuckLake retries some itself; these it gives up on)."""
+    text = str(error)
+    return isinstance(error, duckdb.TransactionException) or "Failed to commit DuckLake transaction" in text \
+        or "conflict" in text.lower()
+
+
+def retrying(write: Callable[[], T], wait: float = RETRY_SECONDS) -> T:
+    """Run `write` (one whole transaction), again after a lost commit race, with backoff."""
+    deadline = time.monotonic() + wait
+    delay = 0.05
+    while True:
+        try:
+            return write()
+        except duckdb.Error as error:
+            if not is_conflict(error) or time.monotonic() > deadline:
+                raise
+            log.debug("DuckLake commit conflict, retrying: %s", error)
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 2.0)
+
+
+def check_span(keep: str) -> str:
+    """`keep` as maintenance takes it: a number and a unit ('1 hour', '0 seconds')."""
+    if not re.fullmatch(r"\d+ (second|minute|hour|day)s?", keep):
+        raise StoreError(f"keep {keep!r}: a span such as '1 hour' or '0 seconds'")
+    return keep
+
+
+def maintain(con: duckdb.DuckDBPyConnection, keep: str = "1 hour") -> dict:
+    """Merge the small Parquet files each commit writes, expire snapshots older than `keep` and delete
+    the files only they used; returns the data file counts before and after."""
+    check_span(keep)
+
+    def files() -> int:
+        return int(con.execute(f"SELECT count(*) FROM glob('{home.lake_path()}/**/*.parquet')").fetchone()[0])
+
+    before = files()
+    con.execute(f"CALL ducklake_merge_adjacent_files('{ALIAS}')")
+    con.execute(f"CALL ducklake_expire_snapshots('{ALIAS}', older_than => now() - INTERVAL '{keep}')")
+    con.execute(f"CALL ducklake_cleanup_old_files('{ALIAS}', older_than => now() - INTERVAL '{keep}')")
+    return {"files_before": before, "files_after": files()}
