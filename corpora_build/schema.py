@@ -149,4 +149,5 @@ def upsert(con: duckdb.DuckDBPyConnection, table: str, rows: pl.DataFrame, repla
     `replace_all` is how a full rebuild of a table drops entities that disappeared upstream
     without ever doubling the ones that stayed.
     """
+    CORPUS_TABLES.ensure(con)
     return CORPUS_TABLES.upsert(con, [(table, rows)], replace_all=replace_all)

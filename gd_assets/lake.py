@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import logging
 import os
-import random
 import re
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,7 +21,7 @@ from typing import TypeVar
 import duckdb
 
 from gd_assets import home
-from gd_assets.core.duck import StoreError
+from gd_assets.core.duck import StoreError, with_backoff
 
 log = logging.getLogger(__name__)
 
@@ -95,13 +93,19 @@ def _connection(prepare: Callable[[duckdb.DuckDBPyConnection], None]) -> duckdb.
     """This process's attached lake, made on first use (`prepare` then creates the tables); a forked
     child or a change of catalog or folder attaches anew."""
     global _attached
-    where = f"{catalog_url()} {home.lake_path()}"
+    url, data_path = catalog_url(), home.lake_path()
+    where = f"{url} {data_path}"
     with _lock:
         if _attached is None or _attached[0] != os.getpid() or _attached[1] != where:
             if _attached is not None and _attached[0] == os.getpid():
                 _attached[2].close()
-            con = attach(catalog_url(), home.lake_path())
-            retrying(lambda: prepare(con))
+            _attached = None
+            con = attach(url, data_path)
+            try:
+                retrying(lambda: prepare(con))
+            except Exception:
+                con.close()
+                raise
             _attached = (os.getpid(), where, con)
         return _attached[2]
 
@@ -126,17 +130,12 @@ def is_conflict(error: Exception) -> bool:
 
 def retrying(write: Callable[[], T], wait: float = RETRY_SECONDS) -> T:
     """Run `write` (one whole transaction), again after a lost commit race, with backoff."""
-    deadline = time.monotonic() + wait
-    delay = 0.05
-    while True:
-        try:
-            return write()
-        except duckdb.Error as error:
-            if not is_conflict(error) or time.monotonic() > deadline:
-                raise
+    def lost_race(error: duckdb.Error) -> bool:
+        if is_conflict(error):
             log.debug("DuckLake commit conflict, retrying: %s", error)
-            time.sleep(delay * (1 + random.random()))
-            delay = min(delay * 2, 2.0)
+            return True
+        return False
+    return with_backoff(write, lost_race, wait, first=0.05, longest=2.0)
 
 
 def check_span(keep: str) -> str:

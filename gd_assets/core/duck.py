@@ -11,9 +11,10 @@ import json
 import logging
 import random
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, TypeVar
 
 import duckdb
 
@@ -36,6 +37,26 @@ class StoreError(Exception):
     """A store or corpus file cannot be opened or written as asked; the message says what to do."""
 
 
+T = TypeVar("T")
+
+
+def with_backoff(call: Callable[[], T], retry: Callable[[duckdb.Error], bool], wait: float,
+                 first: float = 0.02, longest: float = 1.0) -> T:
+    """`call()`, again with growing jittered pauses while it raises an error `retry` accepts, for up to
+    `wait` seconds: how this project waits for another process (a file lock, a lost commit race)."""
+    deadline = time.monotonic() + wait
+    delay = first
+    while True:
+        try:
+            return call()
+        except duckdb.Error as error:
+            if not retry(error) or time.monotonic() > deadline:
+                raise
+            log.debug("retrying after: %s", error)
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, longest)
+
+
 def _is_lock_error(error: Exception) -> bool:
     text = str(error)
     return "lock" in text.lower() or "Conflicting lock" in text
@@ -43,27 +64,23 @@ def _is_lock_error(error: Exception) -> bool:
 
 @contextmanager
 def connect(path: Path | str, read_only: bool = False, wait: float = LOCK_WAIT_SECONDS) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Open `path`, retrying while another process holds its lock; commit and close on exit."""
+    """Open `path`, retrying while another process holds its lock (or another thread is between opening
+    and closing it); commit and close on exit."""
     path = Path(path)
     if read_only and not path.exists():
         raise FileNotFoundError(f"{path} does not exist yet: build it first")
     path.parent.mkdir(parents=True, exist_ok=True)
-    deadline = time.monotonic() + wait
-    delay = 0.02
-    while True:
-        try:
-            con = duckdb.connect(str(path), read_only=read_only)
-            break
-        except (duckdb.IOException, duckdb.ConnectionException) as error:
-            if "newer version of DuckDB" in str(error):
-                raise StoreError(f"{path} was written by a newer DuckDB than {duckdb.__version__}, which gd-assets "
-                                 "uses: move it aside and build it again (`gd-assets corpus build` for the corpus, "
-                                 "`gd-assets analyze` for the projects store)") from error
-            if not _is_lock_error(error) or time.monotonic() > deadline:
-                raise
-            log.debug("waiting for the lock on %s", path)
-            time.sleep(delay * (1 + random.random()))
-            delay = min(delay * 2, 1.0)
+
+    def lock_held(error: duckdb.Error) -> bool:
+        if "newer version of DuckDB" in str(error):
+            raise StoreError(f"{path} was written by a newer DuckDB than {duckdb.__version__}, which gd-assets "
+                             "uses: move it aside and build it again (`gd-assets corpus build` for the corpus, "
+                             "`gd-assets analyze` for the projects store)") from error
+        if "Unique file handle conflict" in str(error):
+            return True   # another thread of this process is opening or closing the same file
+        return isinstance(error, (duckdb.IOException, duckdb.ConnectionException)) and _is_lock_error(error)
+
+    con = with_backoff(lambda: duckdb.connect(str(path), read_only=read_only), lock_held, wait)
     try:
         yield con
     finally:

@@ -64,8 +64,8 @@ class TableSet:
         (fragment keys): those fragments' rows are replaced as a whole. `replace_all`: every row
         absent from `rows` is deleted (a full rebuild). Without `keyed` (tables without a primary
         key) the rows with the written keys are deleted before the insert, in the same transaction.
+        The tables must exist: whoever opens the connection runs `ensure` once.
         """
-        self.ensure(con, keyed)
         written = 0
         con.execute("BEGIN")
         try:
