@@ -12,7 +12,7 @@ Modes: `sqlite-stock` is Dagster's own sqlite storage with every event written o
 baseline); `sqlite` is the data home's default instance; `postgres` starts a local cluster in that
 home with `gd-assets db start` and stops it afterwards; `ducklake` is that with the analysis tables in
 DuckLake (GD_ASSETS_STORE=ducklake, catalog in the same cluster, Parquet in the home); `-wK` runs evidence and judgement as K
-worker processes (`analyze --workers K`). A small example is analysed first, untimed, so that
+queued runs at once (`analyze --workers K`: the daemon it starts, and its start-up, count in the wall). A small example is analysed first, untimed, so that
 loading the index and the embedder counts in no mode.
 """
 

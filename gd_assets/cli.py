@@ -9,7 +9,6 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from gd_assets import home, orchestrate, postgres, store, views
 from gd_assets.core.cues import JUDGE_ONLY
@@ -19,8 +18,6 @@ from gd_assets.core.ingest import IngestError, ingest
 from gd_assets.core.judges import JudgeError, judge_names
 from gd_assets.core.places import line_range, place
 from gd_assets.freshness import current_evidence_inputs, judge_backend
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def emit(doc, as_json: bool, printer) -> int:
@@ -187,10 +184,7 @@ def cmd_dump(args) -> int:
 
 def cmd_dev(args) -> int:
     """Start the Dagster UI on this data directory (bound to loopback by default)."""
-    home.ensure_dagster_home()
-    command = ["dagster", "dev", "-h", args.host, "-p", str(args.port)]
-    workspace = REPO / "workspace.yaml"
-    command += ["-w", str(workspace)] if workspace.exists() else ["-m", "gd_assets.definitions"]
+    command = ["dagster", "dev", "-h", args.host, "-p", str(args.port), "-w", str(home.workspace_file())]
     os.execvp(command[0], command)
     return 0  # not reached
 
@@ -337,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command != "db":
             postgres.check_reachable()
-            store.check()
+            orchestrate.check_settings()
         return args.func(args)
     except (orchestrate.PipelineError, views.NotFound, views.BadArgument, IngestError, JudgeError,
             postgres.DatabaseError, StoreError) as error:

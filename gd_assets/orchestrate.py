@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import dagster as dg
@@ -36,7 +37,8 @@ from gd_assets.freshness import (
     stale_judgements,
     stale_rewrites,
 )
-from gd_assets.partitions import fragments_partitions, projects_partitions
+from gd_assets.partitions import fragments_partitions, project_of_key, projects_partitions
+from gd_assets.run_queue import RunQueue, WorkerError, worker_tags
 from gd_assets.status import close_dead_runs, fragment_states, run_tags
 
 UNFINISHED = ("waiting", "failed", "stopped")
@@ -44,6 +46,15 @@ UNFINISHED = ("waiting", "failed", "stopped")
 
 class PipelineError(Exception):
     """A run failed: the message names the step and the cause, in one line."""
+
+
+def check_settings() -> None:
+    """The settings every run reads, checked before a command starts one: a one-line error, not a failed run."""
+    store.check()
+    try:
+        home.worker_limit()
+    except ValueError as error:
+        raise PipelineError(str(error)) from error
 
 
 def instance() -> dg.DagsterInstance:
@@ -141,13 +152,11 @@ def with_unmaterialised(project: str, asset: str, keys: list[str]) -> list[str]:
     return [k for k in frags if k in wanted]
 
 
-FRAGMENT_ASSETS = {a.key.to_user_string(): a for a in (fragment_evidence, fragment_judgement, fragment_rewrite)}
-
-
 def _fragment_run(asset: dg.AssetsDefinition, keys: list[str], run_config: dict | None = None,
                   judge: str | None = None, skippable: Sequence[str] = (), workers: int = 1) -> int:
     if keys and workers > 1 and len(keys) >= 2 * workers:
-        _in_workers(asset.key.to_user_string(), keys, run_config, judge, list(skippable), workers)
+        with worker_queue() as queue:
+            _in_workers(queue, asset, keys, run_config, judge, skippable, workers)
     elif keys:
         resources = {**project_resources, "judge_backend": judge_backend(judge)}
         materialize([asset], fragment_keys=keys, skippable=skippable, resources=resources, run_config=run_config)
@@ -166,33 +175,58 @@ def split_contiguous(keys: Sequence[str], parts: int) -> list[list[str]]:
     return cuts
 
 
-def _in_workers(asset: str, keys: list[str], run_config: dict | None, judge: str | None, skippable: list[str],
-                workers: int) -> None:
-    """K worker processes, each materialising one contiguous range of `keys` as its own recorded runs.
-    A dead worker leaves its range unfinished (`resume` or the next analyze picks it up)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    threads = max(1, (os.cpu_count() or 1) // workers)
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(_work, asset, chunk, run_config, judge, skippable, threads)
-                   for chunk in split_contiguous(keys, workers)]
-        try:
-            for future in futures:
-                future.result()
-        except BrokenProcessPool as error:
-            raise PipelineError(f"{asset}: a worker process died ({error}); "
-                                "`gd-assets resume PROJECT` finishes what it left") from error
+_queue: RunQueue | None = None
 
 
-def _work(asset: str, keys: list[str], run_config: dict | None, judge: str | None, skippable: list[str],
-          threads: int) -> None:
-    """One worker: its share of the cores, then its range through the same runs as one process makes."""
-    import torch
+@contextmanager
+def worker_queue() -> Iterator[RunQueue]:
+    """The run queue of this command: every stage submits to it, and a daemon it had to start serves
+    them all and stops when the outermost `with` ends."""
+    global _queue
+    if _queue is not None:
+        yield _queue
+        return
+    _queue = RunQueue(instance())
+    try:
+        yield _queue
+    finally:
+        _queue.close()
+        _queue = None
 
-    torch.set_num_threads(threads)
-    _fragment_run(FRAGMENT_ASSETS[asset], keys, run_config, judge, skippable)
+
+def worker_run_config(asset: dg.AssetsDefinition, run_config: dict | None, judge: str | None, workers: int,
+                      local: bool = True) -> dict:
+    """A queued run's config: one process (its id is what tells a dead worker), the judge this command
+    was asked for, and, when the runs share this machine (`local`), 1/`workers` of its cores."""
+    config = {**(run_config or {}), "execution": {"config": {"in_process": {}}}}
+    resources = {}
+    if local and "retrieval_index" in asset.required_resource_keys:
+        resources["retrieval_index"] = {"config": {"threads": max(1, (os.cpu_count() or 1) // workers)}}
+    if judge and "judge_backend" in asset.required_resource_keys:
+        resources["judge_backend"] = {"config": {"name": judge}}
+    return {**config, "resources": resources} if resources else config
+
+
+def _in_workers(queue: RunQueue, asset: dg.AssetsDefinition, keys: list[str], run_config: dict | None,
+                judge: str | None, skippable: Sequence[str], workers: int) -> None:
+    """`keys` cut into `workers` contiguous ranges, each submitted as its worker's queued runs (one per
+    contiguous block); waits for all. A dead or failed worker leaves its range for `resume`."""
+    inst = instance()
+    close_dead_runs(inst)   # runs a killed command left queued would run beside these
+    order = inst.get_dynamic_partitions(fragments_partitions.name)
+    local = type(inst.run_launcher).__name__ == "DefaultRunLauncher"   # its runs are processes of this machine
+    config = worker_run_config(asset, run_config, judge, workers, local)
+    run_ids: list[str] = []
+    try:
+        for chunk, tags in zip(split_contiguous(keys, workers), worker_tags(workers)):
+            run_ids += queue.submit(asset.key, contiguous_blocks(order, chunk, skippable), config, tags)
+        queue.wait(run_ids)
+    except WorkerError as error:
+        raise PipelineError(f"{asset.key.to_user_string()}: {error}; "
+                            f"`gd-assets resume {project_of_key(keys[0])}` finishes what it left") from error
+    except BaseException:
+        queue.cancel_queued(run_ids)
+        raise
 
 
 def run_evidence(project: str, request: str | None = None, workers: int = 1) -> int:
@@ -255,16 +289,18 @@ def analyze(source: str, project: str | None = None, request: str | None = None,
     """The whole pipeline: sources -> fragments -> evidence -> judgement -> rewrite -> verdict; redoes only what is stale.
 
     `on_stage(stage, project)` is told before each fragment stage and the verdict (progress reporting).
-    `workers` > 1 runs evidence and judgement as that many processes over contiguous key ranges."""
+    `workers` > 1 runs evidence and judgement as that many queued runs at once, over contiguous key
+    ranges (`gd_assets.run_queue`)."""
     if workers < 1:
         raise PipelineError(f"--workers {workers}: at least 1")
     judge_backend(judge).identity()  # a judge with missing options fails here, before any work
     name = ingest_and_slice(source, project)
     tell = on_stage or (lambda stage, project: None)
-    tell("evidence", name)
-    run_evidence(name, request, workers)
-    tell("judgement", name)
-    run_judgement(name, judge, workers)
+    with worker_queue() if workers > 1 else nullcontext():
+        tell("evidence", name)
+        run_evidence(name, request, workers)
+        tell("judgement", name)
+        run_judgement(name, judge, workers)
     tell("rewrite", name)
     run_rewrite(name)
     tell("verdict", name)

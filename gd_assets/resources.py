@@ -20,16 +20,22 @@ DEFAULT_JUDGE = "evidence"
 class RetrievalIndex(dg.ConfigurableResource):
     """The corpus retrieval index (memory-mapped) and the corpus it was built from.
 
-    Empty paths mean the corpus home's (`GD_ASSETS_CORPUS_HOME`, else `GD_ASSETS_HOME`).
+    Empty paths mean the corpus home's (`GD_ASSETS_CORPUS_HOME`, else `GD_ASSETS_HOME`). `threads`
+    caps the embedder's threads (0: torch's default), so that workers sharing a machine share its cores.
     """
 
     index_dir: str = ""
     corpus_db: str = ""
+    threads: int = 0
 
     def directory(self) -> Path:
         return Path(self.index_dir) if self.index_dir else home.index_dir()
 
     def load(self) -> CorpusIndex:
+        if self.threads > 0:
+            import torch
+
+            torch.set_num_threads(self.threads)
         try:
             return CorpusIndex.load(self.directory())
         except FileNotFoundError as error:

@@ -15,17 +15,29 @@ from collections import Counter
 import dagster as dg
 from dagster._core.storage.partition_status_cache import AssetPartitionStatus
 
+from gd_assets.home import WORKER_TAG
 from gd_assets.partitions import fragments_partitions
 
 PID_TAG = "gd_assets/pid"
 HOST_TAG = "gd_assets/host"
 STATES = ("done", "failed", "stopped", "running", "waiting")
-ACTIVE = [dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.NOT_STARTED]
+# A queued run carries the id of the command that submitted it, then its worker's (`claim_run`): queued
+# runs whose command died are dead too, or a later daemon would run them beside that command's retry.
+ACTIVE = [dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.NOT_STARTED,
+          dg.DagsterRunStatus.QUEUED]
 
 
 def run_tags() -> dict[str, str]:
     """Tags that let a later `status` tell whether the launching process is still alive."""
     return {PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()}
+
+
+def claim_run(context: dg.AssetExecutionContext) -> None:
+    """Record the process running a queued run (`gd_assets.run_queue`): it is not the one that created it.
+    Only those runs run in one process; a UI run's steps are children of its worker."""
+    tags = run_tags()
+    if WORKER_TAG in context.run.tags and any(context.run.tags.get(k) != v for k, v in tags.items()):
+        context.instance.add_run_tags(context.run_id, tags)
 
 
 def _alive(run: dg.DagsterRun) -> bool:

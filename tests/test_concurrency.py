@@ -9,8 +9,11 @@ import sys
 
 import pytest
 from conftest import REPO, shared_path
+from dagster._core.events import DagsterEventType
+from test_workers import daemons_of, worker_runs
 
-from gd_assets import store
+from gd_assets import home, store
+from gd_assets.status import PID_TAG
 
 pytestmark = pytest.mark.slow
 
@@ -98,6 +101,13 @@ def test_three_workers_on_one_project_and_a_corpus_refresh(analysis_home, deploy
         assert set(materialization_counts(instance, asset, keys).values()) == {1}, asset
     starts = {run.tags.get("dagster/asset_partition_range_start") for run in instance.get_runs()} - {None}
     assert starts == {keys[0], keys[total // 3], keys[2 * total // 3]}, "three workers, three contiguous ranges"
+    for asset in ("fragment_evidence", "fragment_judgement"):
+        runs = worker_runs(instance, asset)
+        assert len(runs) == 3 and len({r.tags[home.WORKER_TAG] for r in runs}) == 3, asset
+        assert all(instance.all_logs(r.run_id, of_type=DagsterEventType.PIPELINE_ENQUEUED) for r in runs), \
+            "each worker's run went through the run queue"
+        assert len({r.tags[PID_TAG] for r in runs}) == 3, "three worker processes"
+    assert not daemons_of(home.ensure_dagster_home()), "the daemon the analysis started is stopped"
     for table in ("evidence", "judgements"):
         n, distinct = store.query(f"SELECT count(*), count(DISTINCT key) FROM {table}").row(0)
         assert n == distinct == total, table

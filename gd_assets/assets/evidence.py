@@ -22,6 +22,7 @@ from gd_assets.core.retrieval import Query
 from gd_assets.freshness import PARAMS, RETRIEVAL_VERSION, evidence_version, latest_inputs, lineage_tags
 from gd_assets.partitions import fragments_partitions
 from gd_assets.resources import RetrievalIndex
+from gd_assets.status import claim_run
 
 BATCH = 64
 CODE_VERSION = f"evidence-2|{RETRIEVAL_VERSION}"  # 2: cues carry receivers from the project context
@@ -93,6 +94,7 @@ def debug_metadata(frag: dict, ev: Evidence) -> dict:
 )
 def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig,
                       retrieval_index: RetrievalIndex) -> Iterator[dg.AssetMaterialization]:
+    claim_run(context)
     keys = list(context.partition_keys)
     index = retrieval_index.load()
     corpus_version = retrieval_index.corpus_version()

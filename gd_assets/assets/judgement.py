@@ -22,6 +22,7 @@ from gd_assets.core.slicing import function_name
 from gd_assets.freshness import judge_inputs, judgement_version, latest_inputs, lineage_tags
 from gd_assets.partitions import fragments_partitions
 from gd_assets.resources import JudgeBackend
+from gd_assets.status import claim_run
 
 BATCH = 64
 CODE_VERSION = f"judgement-1|{RULES_VERSION}|{PROMPT_VERSION}"
@@ -87,6 +88,7 @@ def judgement_metadata(item: JudgeInput, ev: dict, j: Judgement, judge: JudgeIde
 )
 def fragment_judgement(context: dg.AssetExecutionContext, config: JudgementConfig,
                        judge_backend: JudgeBackend) -> Iterator[dg.AssetMaterialization]:
+    claim_run(context)
     keys = list(context.partition_keys)
     judge = judge_backend.build()
     who = judge_backend.identity()

@@ -24,6 +24,7 @@ from gd_assets.core.rewrite.rules import load_rules
 from gd_assets.freshness import latest_inputs, lineage_tags, rewrite_data_version, rewrite_version
 from gd_assets.partitions import fragments_partitions
 from gd_assets.resources import RetrievalIndex
+from gd_assets.status import claim_run
 
 BATCH = 256
 CODE_VERSION = REWRITE_VERSION
@@ -78,6 +79,7 @@ def rewrite_metadata(frag: dict, result: FragmentRewrite) -> dict:
 )
 def fragment_rewrite(context: dg.AssetExecutionContext, config: RewriteConfig,
                      retrieval_index: RetrievalIndex) -> Iterator[dg.AssetMaterialization]:
+    claim_run(context)
     keys = list(context.partition_keys)
     corpus = retrieval_index.corpus_path()
     if not corpus.exists():
