@@ -39,7 +39,7 @@ from gd_assets.freshness import (
 )
 from gd_assets.partitions import fragments_partitions, project_of_key, projects_partitions
 from gd_assets.run_queue import RunQueue, WorkerError, worker_tags
-from gd_assets.status import close_dead_runs, fragment_states, run_tags
+from gd_assets.status import close_dead_runs, fragment_states, run_tags, step_failure
 
 UNFINISHED = ("waiting", "failed", "stopped")
 
@@ -62,12 +62,7 @@ def instance() -> dg.DagsterInstance:
 
 
 def _failure_message(result: dg.ExecuteInProcessResult) -> str:
-    for event in result.all_events:
-        if event.is_step_failure and event.step_failure_data:
-            error = event.step_failure_data.error
-            user = error.cause if error and error.cause else error
-            return f"{event.step_key}: {user.message.strip() if user else 'failed'}"
-    return "the run failed"
+    return step_failure(result.all_events) or "the run failed"
 
 
 def contiguous_blocks(all_keys: Sequence[str], wanted: Sequence[str],

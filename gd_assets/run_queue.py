@@ -31,7 +31,7 @@ from dagster._core.workspace.context import WorkspaceProcessContext
 from dagster._core.workspace.load_target import InProcessWorkspaceLoadTarget
 
 from gd_assets import home
-from gd_assets.status import PID_TAG, dead_runs, run_tags
+from gd_assets.status import PID_TAG, dead_runs, run_tags, step_failure
 
 DAEMON_FRESH_SECONDS = 45   # a queue daemon heartbeats every 30 s: older than this, none is running
 POLL_SECONDS = 1.0
@@ -129,11 +129,11 @@ class RunQueue:
             raise WorkerError(failures[0])
 
     def failure(self, run: dg.DagsterRun) -> str:
-        for entry in self.instance.all_logs(run.run_id, of_type=DagsterEventType.STEP_FAILURE):
-            error = entry.dagster_event.step_failure_data.error if entry.dagster_event else None
-            user = error.cause if error and error.cause else error
-            if user:
-                return f"run {run.run_id[:8]}: {entry.dagster_event.step_key}: {user.message.strip()}"
+        """One line on why `run` failed: its step's error, else its worker's death, else the run's own."""
+        steps = self.instance.all_logs(run.run_id, of_type=DagsterEventType.STEP_FAILURE)
+        step = step_failure(entry.dagster_event for entry in steps if entry.dagster_event)
+        if step:
+            return f"run {run.run_id[:8]}: {step}"
         for entry in self.instance.all_logs(run.run_id, of_type=DagsterEventType.ENGINE_EVENT):
             if "execution process" in entry.message and ("terminated" in entry.message or "exited" in entry.message):
                 # the code server saw its worker die ("Run execution process for ... was terminated by signal 9")

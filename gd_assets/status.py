@@ -11,8 +11,10 @@ from __future__ import annotations
 import os
 import socket
 from collections import Counter
+from collections.abc import Iterable
 
 import dagster as dg
+from dagster._core.events import DagsterEvent
 from dagster._core.storage.partition_status_cache import AssetPartitionStatus
 
 from gd_assets.home import WORKER_TAG
@@ -30,6 +32,16 @@ ACTIVE = [dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterR
 def run_tags() -> dict[str, str]:
     """Tags that let a later `status` tell whether the launching process is still alive."""
     return {PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()}
+
+
+def step_failure(events: Iterable[DagsterEvent]) -> str | None:
+    """"<step>: <the user's error>" for the first step failure among `events`; None if there is none."""
+    for event in events:
+        if event.is_step_failure and event.step_failure_data:
+            error = event.step_failure_data.error
+            user = error.cause if error and error.cause else error
+            return f"{event.step_key}: {user.message.strip() if user else 'failed'}"
+    return None
 
 
 def claim_run(context: dg.AssetExecutionContext) -> None:

@@ -19,7 +19,7 @@ import polars as pl
 from gd_assets import home, lake
 from gd_assets.core import duck
 from gd_assets.core.duck import StoreError
-from gd_assets.core.tables import TableSet, rollback
+from gd_assets.core.tables import TableSet, transaction
 
 TABLES: dict[str, str] = {
     "projects": """
@@ -341,15 +341,10 @@ def upsert_many(writes: Sequence[tuple[str, pl.DataFrame]], replace_project: str
 def delete_project(project: str) -> None:
     """Drop every row of a project, in one transaction."""
     def delete(con: duckdb.DuckDBPyConnection) -> None:
-        con.execute("BEGIN")
-        try:
+        with transaction(con):
             for table in ("candidates", "evidence", "judgements", "rewrites", "fragments", "project_symbols",
                           "project_contexts", "files", "verdicts", "projects"):
                 con.execute(f"DELETE FROM {table} WHERE project = ?", [project])
-            con.execute("COMMIT")
-        except Exception:
-            rollback(con)
-            raise
     _write(delete)
 
 

@@ -72,15 +72,18 @@ def connect(path: Path | str, read_only: bool = False, wait: float = LOCK_WAIT_S
     path.parent.mkdir(parents=True, exist_ok=True)
 
     def lock_held(error: duckdb.Error) -> bool:
-        if "newer version of DuckDB" in str(error):
-            raise StoreError(f"{path} was written by a newer DuckDB than {duckdb.__version__}, which gd-assets "
-                             "uses: move it aside and build it again (`gd-assets corpus build` for the corpus, "
-                             "`gd-assets analyze` for the projects store)") from error
         if "Unique file handle conflict" in str(error):
             return True   # another thread of this process is opening or closing the same file
         return isinstance(error, (duckdb.IOException, duckdb.ConnectionException)) and _is_lock_error(error)
 
-    con = with_backoff(lambda: duckdb.connect(str(path), read_only=read_only), lock_held, wait)
+    try:
+        con = with_backoff(lambda: duckdb.connect(str(path), read_only=read_only), lock_held, wait)
+    except duckdb.Error as error:
+        if "newer version of DuckDB" in str(error):
+            raise StoreError(f"{path} was written by a newer DuckDB than {duckdb.__version__}, which gd-assets "
+                             "uses: move it aside and build it again (`gd-assets corpus build` for the corpus, "
+                             "`gd-assets analyze` for the projects store)") from error
+        raise
     try:
         yield con
     finally:

@@ -8,7 +8,8 @@ rows absent from the write), which is how a re-run drops exactly what disappeare
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import duckdb
@@ -17,13 +18,20 @@ import polars as pl
 from gd_assets.core.duck import TEXT_LIST, text_list
 
 
-def rollback(con: duckdb.DuckDBPyConnection) -> None:
-    """Undo the open transaction, if any: a failed COMMIT has already ended it, and its error (not
-    "no transaction is active") is the one to raise."""
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """BEGIN ... COMMIT, rolled back on any error. A failed COMMIT has already ended the transaction:
+    its error, not the ROLLBACK's "no transaction is active", is the one raised."""
+    con.execute("BEGIN")
     try:
-        con.execute("ROLLBACK")
-    except duckdb.TransactionException:
-        pass
+        yield con
+        con.execute("COMMIT")
+    except Exception:
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.TransactionException:
+            pass
+        raise
 
 
 @dataclass(frozen=True)
@@ -67,8 +75,7 @@ class TableSet:
         The tables must exist: whoever opens the connection runs `ensure` once.
         """
         written = 0
-        con.execute("BEGIN")
-        try:
+        with transaction(con):
             for table, rows in writes:
                 columns = list(self.schemas[table])
                 rows = rows.select(columns)
@@ -89,8 +96,4 @@ class TableSet:
                 con.execute(f"{verb} INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM _rows")
                 con.unregister("_rows")
                 written += rows.height
-            con.execute("COMMIT")
-        except Exception:
-            rollback(con)
-            raise
         return written
