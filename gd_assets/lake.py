@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 ALIAS = "lake"
 METADATA_SCHEMA = "gd_lake"     # DuckLake's catalog tables, apart from Dagster's in the same database
 RETRY_SECONDS = 300.0
+INIT_WAIT_SECONDS = 60.0      # another process creating a new catalog's tables
 T = TypeVar("T")
 
 # The extension packages on PyPI, and the file name DuckDB loads each as (its entry point is named for it).
@@ -73,20 +74,31 @@ def catalog_url() -> str:
 
 
 def attach(url: str, data_path: Path) -> duckdb.DuckDBPyConnection:
-    """A new in-memory DuckDB with the lake attached and in use."""
-    con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": True})
+    """A new in-memory DuckDB with the lake attached and in use. The first attach of a new catalog creates
+    DuckLake's tables; a process that meets another one doing so fails, and tries again on what it made."""
+    def once() -> duckdb.DuckDBPyConnection:
+        con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": True})
+        try:
+            con.execute(f"SET extension_directory = '{extension_directory()}'")
+            con.execute("LOAD ducklake")
+            con.execute("LOAD postgres")
+            # Inlining small writes into the catalog is off: under concurrent writers it returned duplicates.
+            con.execute(f"ATTACH 'ducklake:postgres:{url}' AS {ALIAS} (DATA_PATH '{data_path}/', "
+                        f"METADATA_SCHEMA '{METADATA_SCHEMA}', DATA_INLINING_ROW_LIMIT 0)")
+            con.execute(f"USE {ALIAS}")
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def creating_catalog(error: duckdb.Error) -> bool:
+        text = str(error)
+        return "Failed to initialize DuckLake" in text and ("already exists" in text or "duplicate key" in text)
+
     try:
-        con.execute(f"SET extension_directory = '{extension_directory()}'")
-        con.execute("LOAD ducklake")
-        con.execute("LOAD postgres")
-        # Inlining small writes into the catalog is off: under concurrent writers it returned duplicates.
-        con.execute(f"ATTACH 'ducklake:postgres:{url}' AS {ALIAS} (DATA_PATH '{data_path}/', "
-                    f"METADATA_SCHEMA '{METADATA_SCHEMA}', DATA_INLINING_ROW_LIMIT 0)")
-        con.execute(f"USE {ALIAS}")
+        return with_backoff(once, creating_catalog, INIT_WAIT_SECONDS, first=0.1, longest=1.0)
     except duckdb.Error as error:
-        con.close()
         raise StoreError(f"cannot attach the DuckLake store (catalog {url}, data {data_path}): {error}") from error
-    return con
 
 
 def _connection(prepare: Callable[[duckdb.DuckDBPyConnection], None]) -> duckdb.DuckDBPyConnection:

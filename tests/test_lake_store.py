@@ -3,6 +3,7 @@ many writing processes at once, maintenance that merges small files, and clear e
 
 import subprocess
 import sys
+import time
 
 import duckdb
 import pytest
@@ -85,6 +86,26 @@ def test_four_processes_writing_one_table_lose_and_double_nothing(lake_home):
     assert done["store"] == "ducklake" and done["files_before"] == files
     assert done["files_after"] < files, "maintenance merged the small files each commit wrote"
     assert sorted(store.project_fragments("crowd")["key"].to_list()) == sorted(keys), "and kept every row"
+
+
+ATTACHER = """
+import sys, time
+from gd_assets import store
+start = float(sys.argv[1])
+time.sleep(max(0.0, start - time.time()))
+print(store.project_fragments("p").height)
+"""
+
+
+def test_processes_attaching_a_new_lake_at_once_all_get_it(lake_home):
+    # the first attach creates DuckLake's catalog tables: processes arriving together must wait, not fail
+    start = time.time() + 4
+    procs = [subprocess.Popen([sys.executable, "-c", ATTACHER, str(start)], cwd=REPO / "tests",
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for _ in range(6)]
+    for proc in procs:
+        output, _ = proc.communicate(timeout=300)
+        assert proc.returncode == 0, output[-3000:]
+        assert output.strip().splitlines()[-1] == "0"
 
 
 def test_bad_store_settings_are_refused_clearly(gd_home, monkeypatch):
