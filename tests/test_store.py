@@ -15,7 +15,7 @@ def fragment(key: str, project: str = "p") -> dict:
             "content_hash": "h" + key}
 
 
-def test_an_older_store_gets_the_missing_tables_and_columns(gd_home):
+def test_an_older_store_gets_the_missing_tables_and_columns_and_loses_its_keys(gd_home):
     path = store.db_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(str(path))
@@ -23,7 +23,8 @@ def test_an_older_store_gets_the_missing_tables_and_columns(gd_home):
     con.execute("CREATE TABLE fragments (key VARCHAR PRIMARY KEY, project VARCHAR, path VARCHAR, ordinal INTEGER, "
                 "start_line INTEGER, end_line INTEGER, dump_start_line INTEGER, dump_end_line INTEGER, kind VARCHAR, "
                 "symbol VARCHAR, text VARCHAR, content_hash VARCHAR, reason VARCHAR)")
-    con.execute("INSERT INTO fragments (key, project, path, ordinal) VALUES ('p/a.gd#0', 'p', 'a.gd', 0)")
+    con.execute("INSERT INTO fragments VALUES ('p/a.gd#0', 'p', 'a.gd', 0, 1, 2, NULL, NULL, 'function', 'f0', "
+                "'func f():\n\tpass', 'h0', NULL)")
     con.close()
 
     assert store.project_fragments("p")["key"].to_list() == ["p/a.gd#0"]
@@ -31,8 +32,34 @@ def test_an_older_store_gets_the_missing_tables_and_columns(gd_home):
     assert store.project_context_row("p") is None
     con = duckdb.connect(str(path), read_only=True)
     tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    keys = con.execute("SELECT count(*) FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'").fetchone()[0]
     con.close()
-    assert set(store.TABLES) <= tables
+    assert set(store.TABLES) == tables, "the keyed table was rebuilt in place, nothing left beside it"
+    assert keys == 0, "rebuilt without its primary key: checkpoints no longer rewrite a key index"
+
+    store.upsert("fragments", store.frame("fragments", [{**fragment("p/a.gd#0"), "text": "func g():\n\tpass"},
+                                                        fragment("p/a.gd#1")]))
+    rows = store.project_fragments("p")
+    assert rows["key"].to_list() == ["p/a.gd#0", "p/a.gd#1"], "an upsert still replaces by key"
+    assert rows["text"].to_list()[0].startswith("func g")
+
+
+def test_a_keyed_store_whose_rows_todays_tables_refuse_is_kept_as_it_was(gd_home, caplog):
+    path = store.db_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE verdicts (project VARCHAR PRIMARY KEY, verdict VARCHAR, confidence DOUBLE, "
+                "explanation VARCHAR, summary VARCHAR, judged INTEGER, unjudged INTEGER, computed_at TIMESTAMP)")
+    con.execute("INSERT INTO verdicts (project) VALUES ('p')")   # no verdict: today's table says NOT NULL
+    con.close()
+
+    assert store.query("SELECT project FROM verdicts")["project"].to_list() == ["p"]
+    assert "keeps its primary keys" in caplog.text
+    row = {"project": "p", "verdict": "godot3", "confidence": 0.9, "explanation": "e", "summary": "{}",
+           "judged": 1, "unjudged": 0}
+    store.upsert("verdicts", store.frame("verdicts", [row]))
+    store.upsert("verdicts", store.frame("verdicts", [row]))
+    assert store.query("SELECT verdict FROM verdicts")["verdict"].to_list() == ["godot3"], "replaced, not doubled"
 
 
 def test_a_session_shares_one_connection_and_releases_the_file(gd_home):
