@@ -13,6 +13,7 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import dagster as dg
+from dagster._core.launcher import DefaultRunLauncher
 
 from corpora_build.assets import ASSETS as CORPUS_ASSETS
 from corpora_build.assets import TABLE_ASSETS, CorpusSource
@@ -206,10 +207,10 @@ def _in_workers(queue: RunQueue, asset: dg.AssetsDefinition, keys: list[str], ru
                 judge: str | None, skippable: Sequence[str], workers: int) -> None:
     """`keys` cut into `workers` contiguous ranges, each submitted as its worker's queued runs (one per
     contiguous block); waits for all. A dead or failed worker leaves its range for `resume`."""
-    inst = instance()
+    inst = queue.instance
     close_dead_runs(inst)   # runs a killed command left queued would run beside these
     order = inst.get_dynamic_partitions(fragments_partitions.name)
-    local = type(inst.run_launcher).__name__ == "DefaultRunLauncher"   # its runs are processes of this machine
+    local = isinstance(inst.run_launcher, DefaultRunLauncher)   # its runs are processes of this machine
     config = worker_run_config(asset, run_config, judge, workers, local)
     run_ids: list[str] = []
     try:

@@ -275,7 +275,7 @@ def _prepare_lake(con: duckdb.DuckDBPyConnection) -> None:
     ANALYSIS_TABLES.ensure(con, keyed=False)
 
 
-_kept_keys: set[str] = set()   # files whose rebuild failed, not tried again by this process
+_keys_checked: set[str] = set()   # files this process found without keys, rebuilt, or left keyed
 
 
 def _prepare_file(con: duckdb.DuckDBPyConnection) -> None:
@@ -283,10 +283,14 @@ def _prepare_file(con: duckdb.DuckDBPyConnection) -> None:
     each checkpoint, so closing the file after a batch cost seven times more on a 100 MB store.
     A store made with keys is rebuilt without them once, in one transaction."""
     ANALYSIS_TABLES.ensure(con, keyed=False)
+    path = str(db_path())
+    if path in _keys_checked:
+        return
     keyed = [t for (t,) in con.execute("SELECT DISTINCT table_name FROM duckdb_constraints() WHERE database_name = "
                                         "current_database() AND constraint_type = 'PRIMARY KEY'").fetchall()
              if t in TABLES]
-    if not keyed or str(db_path()) in _kept_keys:
+    _keys_checked.add(path)
+    if not keyed:
         return
     try:
         with transaction(con):
@@ -298,8 +302,7 @@ def _prepare_file(con: duckdb.DuckDBPyConnection) -> None:
                 con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {table}_keyed")
                 con.execute(f"DROP TABLE {table}_keyed")
     except duckdb.Error as error:   # rows today's tables refuse: the file stays as it was, and works
-        _kept_keys.add(str(db_path()))
-        log.warning("%s keeps its primary keys (slower writes): %s", db_path(), error)
+        log.warning("%s keeps its primary keys (slower writes): %s", path, error)
 
 
 _session: ContextVar[duckdb.DuckDBPyConnection | None] = ContextVar("gd_assets_store_session", default=None)
