@@ -148,23 +148,25 @@ def build_server(roots: Roots) -> MCPServer:
         return await anyio.to_thread.run_sync(functools.partial(fn, *args))
 
     async def with_progress(ctx: Context, request: str | None, work: Callable[[AnalysisProgress], Any]) -> Any:
-        """Run `work` in a thread while progress notifications report the fragment steps done."""
+        """Run `work` in a thread while progress notifications report the fragment steps done; the
+        last one is measured after the work, so a finished analysis never reads as stopped short."""
         progress = await in_thread(AnalysisProgress, request)
         finished = anyio.Event()
 
         async def report() -> None:
             while not finished.is_set():
-                done, total, message = await in_thread(progress.measure)
-                await ctx.report_progress(done, total, message)
+                await ctx.report_progress(*await in_thread(progress.measure))
                 with anyio.move_on_after(PROGRESS_EVERY_S):
                     await finished.wait()
 
         async with anyio.create_task_group() as group:
             group.start_soon(report)
             try:
-                return await in_thread(exclusively, work, progress)
+                result = await in_thread(exclusively, work, progress)
             finally:
                 finished.set()
+        await ctx.report_progress(*await in_thread(progress.measure))
+        return result
 
     def recorded_source(project: str) -> str:
         row = store.project_row(project)
