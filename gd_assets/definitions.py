@@ -14,11 +14,12 @@ from gd_assets.assets.project_symbols import project_symbols
 from gd_assets.assets.rewrite import fragment_rewrite
 from gd_assets.assets.sources import project_sources
 from gd_assets.assets.verdict import project_verdict
+from gd_assets.assets.verification import project_verification
 from gd_assets.resources import JudgeBackend, RetrievalIndex
 from gd_assets.sensors import sensors
 
 project_assets = [project_sources, fragments, project_symbols, fragment_evidence, fragment_judgement,
-                  fragment_rewrite, project_verdict, project_migration, store_maintenance]
+                  fragment_rewrite, project_verdict, project_migration, project_verification, store_maintenance]
 
 project_resources = {
     "retrieval_index": RetrievalIndex(),

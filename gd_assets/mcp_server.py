@@ -41,6 +41,7 @@ KNOWN_ERRORS = (orchestrate.PipelineError, views.NotFound, views.BadArgument, In
 PATCH_LIMIT = 200_000  # characters of patch a `migrate` result carries; the resource has all of it
 PROGRESS_EVERY_S = 1.0
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+RUNS_GODOT = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 WRITES_HOME = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
                               open_world_hint=False)
 REPORT_URI, PATCH_URI = "gd-assets://projects/{project}/report.md", "gd-assets://projects/{project}/migration.patch"
@@ -135,8 +136,9 @@ class ProjectsServer(MCPServer):
         return listed
 
 
-def build_server(roots: Roots) -> MCPServer:
-    """The server with its tools and resources; one pipeline run at a time, reads alongside."""
+def build_server(roots: Roots, allow_verify: bool = False) -> MCPServer:
+    """The server with its tools and resources; one pipeline run at a time, reads alongside. The
+    `verify` tool (Godot runs the migrated copy's tool scripts and autoloads) only with `allow_verify`."""
     server = ProjectsServer("gd-assets", instructions=INSTRUCTIONS)
     running = threading.Lock()
 
@@ -233,6 +235,17 @@ def build_server(roots: Roots) -> MCPServer:
         return {**doc, "patch_text": patch[:PATCH_LIMIT], "patch_truncated": len(patch) > PATCH_LIMIT,
                 "patch_resource": PATCH_URI.format(project=name)}
 
+    if allow_verify:
+        @server.tool(annotations=RUNS_GODOT)
+        @tool_errors
+        async def verify(project: str) -> dict[str, Any]:
+            """Run Godot 4 headless on a scratch copy of the project's migrated copy (migrate it first) and
+            return what Godot said: scripts failing, scenes failing to load, properties dropped, input
+            actions without a key, each problem traced to its fragment and edit. Godot runs the copy's
+            tool scripts and autoloads; the server was started with --allow-verify."""
+            row = await in_thread(exclusively, orchestrate.verify, project)
+            return await in_thread(views.verification_document, row)
+
     @server.resource(REPORT_URI, mime_type="text/markdown")
     def report(project: str) -> str:
         """A project's Markdown report: verdict, folders, files, each fragment's evidence and diff."""
@@ -269,9 +282,9 @@ def loopback(address: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def serve(roots: Sequence[str], http: str | None = None) -> None:
+def serve(roots: Sequence[str], http: str | None = None, allow_verify: bool = False) -> None:
     """Serve over stdio (the default) or streamable HTTP at `http` (HOST:PORT, loopback only)."""
-    server = build_server(Roots(roots))
+    server = build_server(Roots(roots), allow_verify)
     home.ensure_dagster_home()
     if http is None:
         server.run("stdio")

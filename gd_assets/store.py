@@ -162,6 +162,24 @@ TABLES: dict[str, str] = {
             new_text VARCHAR NOT NULL,        -- the fragment with its edits applied
             rewritten_at TIMESTAMP NOT NULL
         )""",
+    "migrations": """
+        CREATE TABLE IF NOT EXISTS migrations (
+            project VARCHAR PRIMARY KEY,
+            out VARCHAR NOT NULL,             -- the migrated copy
+            patch VARCHAR NOT NULL,           -- its unified diff (the summary JSON sits beside it)
+            files_changed INTEGER NOT NULL,
+            renamed VARCHAR NOT NULL,         -- JSON {new path: old path} (`x.shader` -> `x.gdshader`)
+            migrated_at TIMESTAMP NOT NULL
+        )""",
+    "verifications": """
+        CREATE TABLE IF NOT EXISTS verifications (
+            project VARCHAR PRIMARY KEY,
+            copy VARCHAR NOT NULL,            -- the migrated copy Godot checked (on a scratch copy of it)
+            godot VARCHAR NOT NULL,           -- `godot --version`
+            figures VARCHAR NOT NULL,         -- JSON: scripts failing, scenes failing, properties dropped...
+            problems VARCHAR NOT NULL,        -- JSON: each with its file, line, fragment, edits and cause
+            verified_at TIMESTAMP NOT NULL
+        )""",
     "verdicts": """
         CREATE TABLE IF NOT EXISTS verdicts (
             project VARCHAR PRIMARY KEY,
@@ -177,7 +195,8 @@ TABLES: dict[str, str] = {
 
 KEYS: dict[str, str] = {"projects": "project", "files": "id", "fragments": "key", "evidence": "key",
                         "project_symbols": "id", "project_contexts": "project",
-                        "candidates": "id", "judgements": "key", "rewrites": "key", "verdicts": "project"}
+                        "candidates": "id", "judgements": "key", "rewrites": "key", "verdicts": "project",
+                        "migrations": "project", "verifications": "project"}
 
 # Columns added after the first release: a store written before them gets them on first use.
 MIGRATIONS = (
@@ -236,6 +255,14 @@ POLARS: dict[str, dict[str, pl.DataType]] = {
         "content_hash": pl.String, "migration_needed": pl.Boolean, "context_version": pl.String,
         "rewrite_version": pl.String, "edits": pl.String, "manual": pl.String, "edit_count": pl.Int32,
         "manual_count": pl.Int32, "new_text": pl.String, "rewritten_at": pl.Datetime,
+    },
+    "migrations": {
+        "project": pl.String, "out": pl.String, "patch": pl.String, "files_changed": pl.Int32,
+        "renamed": pl.String, "migrated_at": pl.Datetime,
+    },
+    "verifications": {
+        "project": pl.String, "copy": pl.String, "godot": pl.String, "figures": pl.String,
+        "problems": pl.String, "verified_at": pl.Datetime,
     },
     "verdicts": {
         "project": pl.String, "verdict": pl.String, "confidence": pl.Float64, "explanation": pl.String,
@@ -375,7 +402,7 @@ def delete_project(project: str) -> None:
     def delete(con: duckdb.DuckDBPyConnection) -> None:
         with transaction(con):
             for table in ("candidates", "evidence", "judgements", "rewrites", "fragments", "project_symbols",
-                          "project_contexts", "files", "verdicts", "projects"):
+                          "project_contexts", "files", "verdicts", "migrations", "verifications", "projects"):
                 con.execute(f"DELETE FROM {table} WHERE project = ?", [project])
     _write(delete)
 
@@ -465,6 +492,12 @@ def maintain(keep: str = "1 hour") -> dict:
     with duck.connect(db_path()) as con:
         con.execute("CHECKPOINT")
     return {"store": "duckdb", "bytes": db_path().stat().st_size}
+
+
+def one_row(table: str, project: str) -> dict | None:
+    """A project's row of a per-project table (`migrations`, `verifications`, `verdicts`), if any."""
+    rows = query(f"SELECT * FROM {table} WHERE project = ?", [project]).to_dicts()
+    return rows[0] if rows else None
 
 
 def project_row(project: str) -> dict | None:

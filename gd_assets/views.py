@@ -14,6 +14,7 @@ from gd_assets.core.corpus.layout import read_manifest
 from gd_assets.core.judges import JudgeIdentity
 from gd_assets.core.judges.base import SIGNALS
 from gd_assets.core.retrieval import CorpusIndex
+from gd_assets.core.verify import figure_lines
 from gd_assets.freshness import (
     EvidenceInputs,
     current_evidence_inputs,
@@ -177,7 +178,7 @@ def migration_document(project: str, facts: dict) -> dict:
         for m in json.loads(row["manual"]):
             manual.append({"key": row["key"], "path": row["path"], **m})
     return {"project": project, "out": facts["out"], "patch": facts["patch"], "files_changed": facts["files_changed"],
-            "edits": edits, "manual": manual, "manual_by_kind": facts["manual_by_kind"], "files": facts["files"],
+            "renamed": facts.get("renamed", {}), "edits": edits, "manual": manual, "manual_by_kind": facts["manual_by_kind"], "files": facts["files"],
             "problems": facts["problems"]}
 
 
@@ -199,4 +200,15 @@ def status_document(project: str, now: EvidenceInputs | None = None, judge: Judg
     totals["stale"] = len(stale_judged(project, now, judge))
     context = store.project_context_row(project)
     symbols = json.loads(context["counts"]) if context else {}
-    return {"project": project, "counts": totals, "symbols": symbols, "fragments": rows}
+    verified = store.one_row("verifications", project)
+    verification = verification_document({**verified, "figures": json.loads(verified["figures"]), "problems": []}) \
+        if verified else None
+    return {"project": project, "counts": totals, "symbols": symbols, "fragments": rows,
+            "verification": verification and {k: verification[k] for k in ("godot", "verified_at", "lines", "figures")}}
+
+
+def verification_document(row: dict) -> dict:
+    """The `verify --json` document: the figures (and a line each), every problem with its cause."""
+    return {"project": row["project"], "copy": row["copy"], "godot": row["godot"],
+            "verified_at": str(row["verified_at"]), "figures": row["figures"], "lines": figure_lines(row["figures"]),
+            "problems": row["problems"]}

@@ -1,12 +1,24 @@
 #!/usr/bin/env bash
 # Install, then run the test suite: ruff, then pytest. Tests read ../shared/ when it is next to the
-# checkout and skip with a reason when it is not. The corpus is built once per session (a few minutes).
+# checkout and skip with a reason when it is not. The corpus is built once per session (a few minutes),
+# and Godot 4 for the verify tests once per machine (about a minute).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install.sh
 # The Postgres tests start their own cluster with `gd-assets db start`: it needs the server programs.
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null; then
   if [ "$(id -u)" = 0 ]; then apt-get update -q >/dev/null && apt-get install -y -q postgresql >/dev/null; else echo "no PostgreSQL: its tests skip"; fi
+fi
+# Godot 4 for the verify tests (Debian sid's package in a root under the test cache, built once). When it
+# cannot be had, its reason goes to the tests, which fail with it instead of skipping.
+if [ -z "${GODOT4:-}" ]; then
+  log=$(mktemp)
+  if godot=$(./scripts/install-godot.sh 2>"$log"); then
+    export GODOT4="$godot"
+  else
+    export GD_ASSETS_GODOT_MISSING="scripts/install-godot.sh failed: $(tail -n 3 "$log" | tr '\n' ' ')"
+  fi
+  rm -f "$log"
 fi
 . .venv/bin/activate
 export VLLM_CPU_KVCACHE_SPACE=1 VLLM_ENABLE_V1_MULTIPROCESSING=0

@@ -144,6 +144,24 @@ def analysis_home(gd_home, corpus_home, monkeypatch) -> Path:
     return gd_home
 
 
+# --- Godot 4 for `gd-assets verify` -----------------------------------------------------------------
+
+FIXTURES = REPO / "tests" / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def godot4():
+    """The Godot 4 binary verify runs, found as `gd-assets verify` finds one (`scripts/test.sh` builds one
+    and sets GODOT4). Without one, the test fails with the reason: a verify test never skips."""
+    from gd_assets.core.verify import GodotNotFound, find_godot
+
+    try:
+        return find_godot()
+    except GodotNotFound as error:
+        reason = os.environ.get("GD_ASSETS_GODOT_MISSING") or str(error)
+        pytest.fail(f"no Godot 4 for the verify tests: {reason} (run ./scripts/install-godot.sh and set GODOT4)")
+
+
 # --- PostgreSQL for the Dagster instance -----------------------------------------------------------
 
 

@@ -22,7 +22,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.server.mcpserver.exceptions import ToolError
 
 from gd_assets import orchestrate
-from gd_assets.mcp_server import Roots, loopback
+from gd_assets.mcp_server import Roots, build_server, loopback
 
 pytestmark = pytest.mark.slow
 TOOLS = {"analyze", "verdict", "status", "fragments", "show", "search", "migrate"}
@@ -196,3 +196,12 @@ def test_roots_resolve_relative_paths_and_refuse_what_leads_out(roots):
     assert Roots([root, outside]).source(str(outside / "elsewhere")) == str(outside / "elsewhere")
     with pytest.raises(orchestrate.PipelineError, match="not a folder"):
         Roots([root / "dodge-godot3" / "Player.gd"])
+
+
+def test_verify_is_a_tool_only_when_the_server_is_started_to_allow_it(tmp_path):
+    """Godot runs a migrated copy's tool scripts and autoloads: an agent gets `verify` only by the user's word."""
+    async def tools(allow: bool) -> set[str]:
+        return {t.name for t in await build_server(Roots([tmp_path]), allow_verify=allow).list_tools()}
+
+    assert asyncio.run(tools(False)) == TOOLS
+    assert asyncio.run(tools(True)) == TOOLS | {"verify"}

@@ -8,7 +8,8 @@
 6. `rewrite.fragment_rewrite`     (per fragment) the Godot 4 edits of a fragment that needs migration, with evidence
 7. `verdict.project_verdict`      (per project)  judgements rolled up to files, folders and the project; reports
 8. `migration.project_migration`  (per project)  the migrated copy of every file, its patch and its summary
-9. `maintenance.store_maintenance`               the store kept compact (DuckLake's small files merged)
+9. `verification.project_verification` (per project) Godot 4 on a scratch copy of the migrated copy (explicit only)
+10. `maintenance.store_maintenance`              the store kept compact (DuckLake's small files merged)
 
 `metadata` formats what the UI shows. The corpus assets these read are in `corpora_build.assets`.
 """

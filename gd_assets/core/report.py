@@ -120,3 +120,34 @@ def html_page(summary: Mapping, fragments: Sequence[Mapping]) -> str:
             f"<h2>Files</h2><p>{legend}</p><table><tr><th>file</th><th>verdict</th><th>signals</th><th>G3</th>"
             f"<th>G4</th><th>neutral</th><th>migration</th></tr>{rows}</table>"
             f"<h2>Fragments that need migration ({len(items)})</h2>{''.join(items)}</body></html>")
+
+
+def verification_markdown(project: str, figures: Mapping, lines: Sequence[str], problems: Sequence[Mapping],
+                          limit: int = 400) -> str:
+    """What Godot 4 said about the migrated copy: the figures, then each problem with where it comes from."""
+    out = [f"# Godot 4 verification: {project}", "", f"Godot {figures['godot']}.", ""]
+    out += [f"- {line}" for line in lines]
+    if figures.get("causes"):
+        out += ["", "## By cause", "", "| cause | problems |", "|---|---|"]
+        out += [f"| {cause} | {n} |" for cause, n in figures["causes"].items()]
+    out += ["", f"## Problems ({len(problems)})", "", "| file | line | problem | fragment | cause |", "|---|---|---|---|---|"]
+    for p in problems[:limit]:
+        message = p["message"].replace("|", "\\|")[:200]
+        out.append(f"| {p['path']} | {p['line'] or ''} | {message} | {p['fragment'] or ''} | {p['cause']} |")
+    if len(problems) > limit:
+        out.append(f"\n… {len(problems) - limit} more (`gd-assets verify {project} --json`)")
+    return "\n".join(out) + "\n"
+
+
+_SECTION_MARK = "<!-- godot4-verification -->"
+
+
+def with_verification(report: str, godot: str, lines: Sequence[str], is_html: bool) -> str:
+    """A project's report with its Godot 4 verification section (replacing an earlier one), at the end."""
+    report = report.split(_SECTION_MARK, 1)[0].removesuffix("</body></html>")
+    if is_html:
+        items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+        return (f"{report}{_SECTION_MARK}<h2>Godot 4 verification</h2><p>Godot {html.escape(godot)} on a scratch "
+                f"copy of the migrated project:</p><ul>{items}</ul></body></html>")
+    return (f"{report.rstrip()}\n\n{_SECTION_MARK}\n## Godot 4 verification\n\nGodot {godot} on a scratch copy of "
+            "the migrated project:\n\n" + "\n".join(f"- {line}" for line in lines) + "\n")

@@ -1,0 +1,509 @@
+"""What Godot 4 itself says about a migrated project: scripts that fail, scenes that do not load,
+properties Godot drops, input actions left without a key.
+
+Godot runs headless on a scratch copy (it writes `.godot/` and `.uid` files, and opening a project
+runs its tool scripts and autoloads as the editor would), with the project's editor plugins turned
+off and a time limit on every run: first `--import`, then one process that loads every script,
+scene and resource through `verify_tool.gd` and reports between marker lines. Each error is read
+with the file and line Godot names (the file being loaded when it names none). The copy itself is
+never written to. Nothing here needs the pipeline: `attribute` maps the errors back to fragments
+and edits from plain rows.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+
+from gd_assets.core.scene_text import blocks
+
+TOOL = Path(__file__).with_name("verify_tool.gd")
+MARK = "@@gd-verify"
+IMPORT_TIMEOUT = 600.0
+CHECK_TIMEOUT = 600.0
+_VERSION = re.compile(r"^(\d+)\.(\d+)")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_HEADER = re.compile(r"^(?:USER )?(?:SCRIPT )?(ERROR|WARNING): (.*)$")
+_AT = re.compile(r"^\s+at: .*\(([^()]*?)(?::(\d+))?\)\s*$")
+_RES_LINE = re.compile(r"(res://[^\s:\"'()]*[^\s:\"'().])(?::(\d+))?")
+_DEPENDENCY = re.compile(r"Could not (?:parse global class|resolve (?:script|class|super class|external class)|"
+                         r"preload resource script|load (?:class|script))|Failed to load script|"
+                         r"Failed to compile depended scripts")
+_SECTION = re.compile(r"^\[(\w+)((?:\s+\w+=(?:\"(?:[^\"\\]|\\.)*\"|[^\s\]]+))*)\s*\]\s*$")
+_ATTR = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|[^\s\]]+)')
+_PROPERTY = re.compile(r"^([A-Za-z_][\w/:.\-]*) = (.*)$")
+_COPY_IGNORE = shutil.ignore_patterns(".godot", ".import", ".git")
+BINARY_ASSET = {".png", ".jpg", ".jpeg", ".webp", ".svg", ".tga", ".bmp", ".hdr", ".exr", ".wav", ".ogg", ".mp3",
+                ".ttf", ".otf", ".woff", ".woff2", ".glb", ".gltf", ".obj", ".dae", ".fbx", ".blend", ".mesh"}
+
+
+class GodotNotFound(RuntimeError):
+    """No Godot 4 binary was given or found; the message says how to point at one."""
+
+
+HOW_TO = ("no Godot 4 binary found: pass --godot PATH, or set GODOT4 (or GODOT) to a Godot 4 executable, "
+          "or put `godot4` or `godot` (4.x) on PATH")
+
+
+@dataclass
+class Godot:
+    """A Godot 4 executable, run with a private HOME so no editor settings leak in or out."""
+
+    command: list[str]
+    version: str = ""
+
+    def run(self, args: Sequence[str], home: Path, timeout: float) -> tuple[int | None, str]:
+        """Exit status (None on timeout) and stderr + stdout; the whole process group dies on timeout."""
+        env = dict(os.environ, HOME=str(home))
+        for name, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache"),
+                          ("XDG_RUNTIME_DIR", "runtime")):
+            (home / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
+            env[name] = str(home / sub)
+        proc = subprocess.Popen([*self.command, "--headless", *args], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+            status: int | None = proc.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            status = None
+        return status, _ANSI.sub("", err.decode(errors="replace") + "\n" + out.decode(errors="replace"))
+
+
+def godot_version(command: Sequence[str], timeout: float = 60.0) -> str | None:
+    """What `command --version` prints when it is Godot 4.x, else None."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="gd-verify-version-") as tmp:
+            done = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=timeout,
+                                  stdin=subprocess.DEVNULL, env=dict(os.environ, HOME=tmp))
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    line = next((s.strip() for s in (done.stdout + "\n" + done.stderr).splitlines() if _VERSION.match(s.strip())), "")
+    return line if line.startswith("4.") else None
+
+
+def find_godot(explicit: str | None = None, env: Mapping[str, str] | None = None) -> Godot:
+    """The Godot 4 to run: `explicit` (an error if it is not Godot 4), else $GODOT4, $GODOT, then
+    `godot4` and `godot` on PATH, the first answering `--version` with 4.x."""
+    env = os.environ if env is None else env
+    if explicit:
+        path = shutil.which(explicit) or explicit
+        version = godot_version([path])
+        if version is None:
+            raise GodotNotFound(f"{explicit} is not a Godot 4 executable (`{explicit} --version` did not print 4.x)")
+        return Godot([path], version)
+    candidates = [env[name] for name in ("GODOT4", "GODOT") if env.get(name)]
+    candidates += [found for name in ("godot4", "godot") if (found := shutil.which(name, path=env.get("PATH")))]
+    for candidate in candidates:
+        version = godot_version([candidate])
+        if version is not None:
+            return Godot([candidate], version)
+    raise GodotNotFound(HOW_TO)
+
+
+# --- the project as Godot sees it -----------------------------------------------------------------
+
+
+def project_files(root: Path) -> list[str]:
+    """Relative paths of the project's files, sorted; hidden folders and folders holding `.gdignore`
+    are not part of a Godot project, so they are left out as Godot leaves them out."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (Path(folder, d) / ".gdignore").exists())
+        found += [Path(folder, f).relative_to(root).as_posix() for f in files if not f.startswith(".")]
+    return sorted(found)
+
+
+def resource_properties(text: str) -> list[tuple[str, str, str, int]]:
+    """(sub-resource id, or "" for a .tres's own `[resource]`, property, value text, line) of a scene or
+    resource file."""
+    out = []
+    for block in blocks(text):
+        rid = block.attr("id") if block.tag == "sub_resource" else "" if block.tag == "resource" else None
+        if rid is None:
+            continue
+        for entry in block.entries:
+            out.append((rid, entry.name, block.value(entry), block.line + block.text.count("\n", 0, entry.start)))
+    return out
+
+
+def input_actions(project_godot: str) -> list[str]:
+    """The action names of project.godot's `[input]` section."""
+    names, inside = [], False
+    for line in project_godot.split("\n"):
+        if line.startswith("["):
+            inside = line.strip() == "[input]"
+        elif inside and (m := re.match(r"^([^\s=;][^=]*?)=", line)):
+            names.append(m.group(1).strip().strip('"'))
+    return names
+
+
+def _config(project_godot: str) -> tuple[str | None, list[str]]:
+    version = re.search(r"^config_version=(\d+)", project_godot, re.M)
+    features = re.search(r"^config/features=PackedStringArray\((.*)\)", project_godot, re.M)
+    return (version.group(1) if version else None,
+            re.findall(r'"([^"]*)"', features.group(1)) if features else [])
+
+
+def prepare_copy(project: Path, scratch: Path) -> Path:
+    """A scratch copy of `project` with its editor plugins turned off (their code would run on import)."""
+    copy = scratch / "project"
+    shutil.copytree(project, copy, symlinks=False, ignore=_COPY_IGNORE)
+    settings = copy / "project.godot"
+    text = settings.read_text(encoding="utf-8", errors="replace")
+    text = re.sub(r"(?ms)^\[editor_plugins\]\n.*?(?=^\[|\Z)", "", text)
+    # Importers that need programs of their own (Blender, FBX2glTF) stop a headless import whole.
+    settings.write_text(text.rstrip("\n") + "\n\n[filesystem]\n\nimport/blender/enabled=false\n"
+                        "import/fbx2gltf/enabled=false\n", encoding="utf-8")
+    return copy
+
+
+def listing(copy: Path, files: Sequence[str]) -> list[str]:
+    """The tool's requests: every script, scene and resource, the properties of their sub-resources,
+    and the input actions of project.godot."""
+    lines = []
+    kinds = {".gd": "script", ".tscn": "scene", ".scn": "scene", ".tres": "resource"}
+    for path in files:
+        kind = kinds.get(PurePosixPath(path).suffix)
+        if kind:
+            lines.append(f"{kind}\tres://{path}")
+    for path in files:
+        if PurePosixPath(path).suffix in (".tscn", ".tres"):
+            text = (copy / path).read_text(encoding="utf-8", errors="replace")
+            for rid, name, value, _line in resource_properties(text):
+                lines.append(f"subres\tres://{path}\t{rid}\t{name}\t{json.dumps(value)}")
+    actions = input_actions((copy / "project.godot").read_text(encoding="utf-8", errors="replace"))
+    if actions:
+        lines.append("actions\t" + "\t".join(actions))
+    return lines
+
+
+# --- reading what Godot said -----------------------------------------------------------------------
+
+
+@dataclass
+class Problem:
+    path: str            # the project file (relative), "" when Godot names none
+    line: int | None
+    message: str
+    kind: str            # script | scene | resource | property | input | import | asset
+    property: str = ""   # for dropped properties: the node path or [sub-resource id], class and property
+
+
+@dataclass
+class Log:
+    ended: dict[str, bool] = field(default_factory=dict)       # res path -> loaded
+    begun: list[str] = field(default_factory=list)
+    errors: list[tuple[str, str, int | None, str]] = field(default_factory=list)  # (res, block res, line, message)
+    dropped: list[tuple[str, str, str, str]] = field(default_factory=list)        # (res, node or [id], class, prop)
+    actions: dict[str, tuple[str, int, int]] = field(default_factory=dict)      # name -> (state, keys, empty keys)
+    done: bool = False
+
+
+def parse_log(text: str, log: Log) -> None:
+    """Godot's error blocks (a header line, then an `at:` line) and the tool's marker lines, into `log`."""
+    current: str | None = None
+    pending: str | None = None
+
+    def flush(where: str | None, line: int | None) -> None:
+        nonlocal pending
+        if pending is not None:
+            found = _RES_LINE.search(pending)
+            if where is None and found:
+                where, line = found.group(1), int(found.group(2)) if found.group(2) else None
+            log.errors.append((where or current or "", current or "", line, pending))
+        pending = None
+
+    for raw in text.splitlines():
+        if raw.startswith(MARK):
+            flush(None, None)
+            parts = raw[len(MARK):].strip().split("\t")
+            word = parts[0]
+            if word == "BEGIN":
+                current = parts[2]
+                log.begun.append(current)
+            elif word == "END":
+                log.ended[parts[2]] = parts[3] == "ok"
+                current = None
+            elif word == "DROPPED":
+                log.dropped.append((parts[1], parts[2], parts[3], parts[4]))
+            elif word == "ACTION":
+                log.actions[parts[1]] = (parts[2], int(parts[3]), int(parts[4]))
+            elif word == "DONE":
+                log.done = True
+            continue
+        header = _HEADER.match(raw)
+        if header:
+            flush(None, None)
+            if header.group(1) == "ERROR":
+                pending = header.group(2).strip()
+            continue
+        at = _AT.match(raw)
+        if at and pending is not None:
+            where = at.group(1) if at.group(1).startswith("res://") else None
+            flush(where, int(at.group(2)) if where and at.group(2) else None)
+    flush(None, None)
+
+
+def _relative(res: str) -> str:
+    return res[len("res://"):] if res.startswith("res://") else res
+
+
+@dataclass
+class Report:
+    """What one verification found, with the figures `status`, the report and the UI show."""
+
+    godot: str
+    config_version: str | None
+    features: list[str]
+    scripts: int = 0
+    scripts_failing: int = 0
+    scripts_failing_through_dependency: int = 0
+    scenes: int = 0
+    scenes_failing: int = 0
+    resources: int = 0
+    resources_failing: int = 0
+    properties_dropped: int = 0
+    input_actions: int = 0
+    input_actions_without_key: int = 0
+    missing_assets: int = 0
+    failing_through_assets: int = 0
+    timed_out: bool = False
+    failing: dict[str, str] = field(default_factory=dict)    # path -> its first error
+    problems: list[Problem] = field(default_factory=list)
+
+    def figures(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if k not in ("failing", "problems")}
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _first_error(res: str, log: Log) -> str | None:
+    """The error to show for one file: its own first error (not one that only blames a dependency),
+    else an error met while loading it; None when it loaded and no error names it."""
+    own = [m for where, _b, _l, m in log.errors if where == res]
+    if own:
+        return next((e for e in own if not _DEPENDENCY.search(e)), own[0])
+    if log.ended.get(res, False):
+        return None
+    during = [m for _w, block, _l, m in log.errors if block == res]
+    if during:
+        return next((e for e in during if not _DEPENDENCY.search(e)), during[0])
+    if res in log.ended:
+        return "did not load (Godot printed no error)"
+    if res in log.begun:
+        return "Godot crashed or timed out while loading it"
+    return "not checked: Godot stopped before loading it"
+
+
+def _is_asset_error(message: str) -> bool:
+    """An error about an image, sound, font or model, or an import product of one: what a copy without
+    its binaries (or without Blender) gives, not a migration fault."""
+    found = _RES_LINE.search(message)
+    if not found:
+        return False
+    rel = _relative(found.group(1))
+    return rel.startswith((".godot/", ".import/")) or PurePosixPath(rel).suffix.lower() in BINARY_ASSET
+
+
+_LOAD_FAILED = re.compile(r"(?:No loader found for resource|Failed loading resource): (res://\S+?)\.?(?:\s|$)")
+
+
+def _broken_dependency(res: str, log: Log) -> str | None:
+    """An error met while `res` loaded saying a file it uses (not an asset) could not be loaded: the scene
+    loads here only because the check goes on past missing resources, the game would not."""
+    for _w, block, _l, message in log.errors:
+        found = _LOAD_FAILED.search(message)
+        if block == res and found and found.group(1) != res and not _is_asset_error(message):
+            return message
+    return None
+
+
+def _only_assets(res: str, log: Log) -> bool:
+    """Whether every error naming a file while `res` loaded is about an asset (and there is one)."""
+    named = [m for _w, block, _l, m in log.errors if block == res and _RES_LINE.search(m)]
+    return bool(named) and all(_is_asset_error(m) for m in named)
+
+
+def build_report(log: Log, files: Sequence[str], copy: Path, godot: str, timed_out: bool) -> Report:
+    config_version, features = _config((copy / "project.godot").read_text(encoding="utf-8", errors="replace"))
+    report = Report(godot, config_version, features, timed_out=timed_out)
+    kinds = {".gd": "script", ".tscn": "scene", ".scn": "scene", ".tres": "resource"}
+    totals = {"script": "scripts", "scene": "scenes", "resource": "resources"}
+    for path in files:
+        kind = kinds.get(PurePosixPath(path).suffix)
+        if kind is None:
+            continue
+        setattr(report, totals[kind], getattr(report, totals[kind]) + 1)
+        res = f"res://{path}"
+        if kind == "script":
+            error = _first_error(res, log)
+        elif log.ended.get(res, False):
+            # It loaded, but only because the check goes past a missing resource; the game stops there.
+            error = _broken_dependency(res, log)
+        elif _only_assets(res, log):
+            report.failing_through_assets += 1
+            continue
+        else:
+            error = _first_error(res, log)
+        if error is None:
+            continue
+        report.failing[path] = error
+        failing = f"{totals[kind]}_failing"
+        setattr(report, failing, getattr(report, failing) + 1)
+        if kind == "script":
+            report.scripts_failing_through_dependency += bool(_DEPENDENCY.search(error))
+    seen = set()
+    for where, _block, line, message in log.errors:
+        if (where, line, message) in seen:
+            continue
+        seen.add((where, line, message))
+        path = _relative(where)
+        if _is_asset_error(message):
+            report.missing_assets += 1
+            report.problems.append(Problem(path, line, message, "asset"))
+            continue
+        kind = kinds.get(PurePosixPath(path).suffix, "import" if not path else "resource")
+        report.problems.append(Problem(path, line, message, kind))
+    for res, where, cls, prop in log.dropped:
+        report.properties_dropped += 1
+        report.problems.append(Problem(_relative(res), None, f"Godot 4 drops `{prop}` of {where} ({cls})",
+                                       "property", f"{where}\t{cls}\t{prop}"))
+    for name, (state, keys, empty) in log.actions.items():
+        report.input_actions += 1
+        if state == "missing" or (keys and empty == keys):
+            report.input_actions_without_key += 1
+            why = "is not in Godot's input map" if state == "missing" else \
+                f"has {keys} key event{'s' if keys != 1 else ''}, none with a key Godot 4 reads"
+            report.problems.append(Problem("project.godot", None, f"input action `{name}` {why}", "input", name))
+    return report
+
+
+def check(godot: Godot, copy: Path, scratch: Path, files: Sequence[str], timeout: float) -> tuple[Log, bool]:
+    """Run the tool over every request; after a crash or a timeout, go on after the file being loaded,
+    so one bad file costs only itself. Returns the log and whether some run timed out."""
+    tool = scratch / "verify_tool.gd"
+    shutil.copyfile(TOOL, tool)
+    requests = listing(copy, files)
+    log, timed_out = Log(), False
+    remaining = list(requests)
+    while remaining:
+        path = scratch / "requests.txt"
+        path.write_text("\n".join(remaining) + "\n", encoding="utf-8")
+        status, text = godot.run(["--path", str(copy), "-s", str(tool), "--", str(path)], scratch / "home", timeout)
+        timed_out |= status is None
+        begun_before = len(log.begun)
+        parse_log(text, log)
+        started = log.begun[begun_before:]
+        if log.done or not started:
+            break
+        last = next(i for i, r in enumerate(remaining) if r.split("\t")[1:2] == [started[-1]])
+        remaining = remaining[last + 1:]
+    return log, timed_out
+
+
+def verify(project: Path, godot: Godot, import_timeout: float = IMPORT_TIMEOUT,
+           check_timeout: float = CHECK_TIMEOUT) -> Report:
+    """Import a scratch copy of `project` once, then check it; `project` itself is not touched."""
+    if not (project / "project.godot").is_file():
+        raise FileNotFoundError(f"{project}: no project.godot, not a Godot project folder")
+    with tempfile.TemporaryDirectory(prefix="gd-verify-") as tmp:
+        scratch = Path(tmp)
+        copy = prepare_copy(project, scratch)
+        files = project_files(copy)
+        status, _text = godot.run(["--path", str(copy), "--import"], scratch / "home", import_timeout)
+        log, timed_out = check(godot, copy, scratch, files, check_timeout)
+        return build_report(log, files, copy, godot.version, timed_out or status is None)
+
+
+# --- the figures, and back to the fragments and edits ---------------------------------------------------------------
+
+
+# (label, figure, the total it is out of)
+FIGURES = (("scripts failing", "scripts_failing", "scripts"), ("scenes failing to load", "scenes_failing", "scenes"),
+           ("resources failing to load", "resources_failing", "resources"),
+           ("properties Godot drops", "properties_dropped", None),
+           ("input actions without a key", "input_actions_without_key", "input_actions"))
+
+
+def figure_lines(figures: dict) -> list[str]:
+    """`scripts failing: 3 of 40`, one line a figure (status, the report and the UI read these)."""
+    out = []
+    for label, key, total in FIGURES:
+        out.append(f"{label}: {figures[key]}" + (f" of {figures[total]}" if total else ""))
+    out.append(f"config_version: {figures['config_version']}"
+               + (f" (features {', '.join(figures['features'])})" if figures["features"] else ""))
+    return out
+
+
+def line_map(old: str, new: str) -> dict[int, int]:
+    """New line number -> old line number (1-based); a line an edit wrote maps to the first old line
+    of the block it replaced."""
+    matcher = difflib.SequenceMatcher(a=old.split("\n"), b=new.split("\n"), autojunk=False)
+    out = {}
+    for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+        for j in range(b0, b1):
+            out[j + 1] = a0 + (j - b0 if tag == "equal" else min(j - b0, max(a1 - a0 - 1, 0))) + 1
+    return out
+
+
+def attribute(problems: Iterable[Problem], originals: Mapping[str, str], migrated: Mapping[str, str],
+              renames: Mapping[str, str], fragments: Sequence[Mapping], rewrites: Mapping[str, Mapping],
+              judgements: Mapping[str, Mapping]) -> list[dict]:
+    """Each problem with where it comes from: the original file and line, the fragment holding that
+    line, how that fragment was judged, and the edits on that line (or `untouched`).
+
+    `renames` maps a migrated path to its original path (`x.gdshader` -> `x.shader`); `rewrites` maps
+    fragment keys to their `{"edits": [...], "manual": [...]}`."""
+    by_path: dict[str, list[Mapping]] = {}
+    for frag in fragments:
+        by_path.setdefault(frag["path"], []).append(frag)
+    maps: dict[str, dict[int, int]] = {}
+    out = []
+    for problem in problems:
+        doc = asdict(problem)
+        source = renames.get(problem.path, problem.path)
+        doc["original_path"] = source if source in originals else None
+        doc["original_line"] = doc["fragment"] = None
+        doc["edits"], doc["cause"] = [], "outside the analysed files"
+        if doc["original_path"] is not None and problem.path in migrated:
+            if problem.path not in maps:
+                maps[problem.path] = line_map(originals[source], migrated[problem.path])
+            line = maps[problem.path].get(problem.line) if problem.line else None
+            doc["original_line"] = line
+            frag = next((f for f in by_path.get(source, ()) if line is not None
+                         and f["start_line"] <= line <= f["end_line"]), None)
+            if frag is None and line is None and by_path.get(source):
+                doc["cause"] = "file"
+            elif frag is None:
+                doc["cause"] = "no fragment"
+            else:
+                doc["fragment"] = frag["key"]
+                judged = judgements.get(frag["key"], {})
+                doc["judged"] = judged.get("signal"), bool(judged.get("migration_needed"))
+                rewrite = rewrites.get(frag["key"], {})
+                doc["edits"] = [e for e in rewrite.get("edits", []) if e["start_line"] <= line <= e["end_line"]]
+                manual = [m for m in rewrite.get("manual", []) if m["start_line"] <= line <= m["end_line"]]
+                doc["manual"] = manual
+                doc["cause"] = ("edited line" if doc["edits"] else "left to people" if manual else
+                                "untouched line of a flagged fragment" if judged.get("migration_needed") else
+                                "judged " + (judged.get("signal") or "not at all"))
+        out.append(doc)
+    return out
+
+
+def causes(attributed: Iterable[Mapping]) -> dict[str, int]:
+    """How many problems each cause accounts for, most first."""
+    return dict(Counter(a["cause"] for a in attributed).most_common())
