@@ -1,9 +1,11 @@
 """api_mapping: every known Godot 3 -> 4 change, one searchable row each.
 
-Three origins, one table: (a) the official rename map of the project converter, including the pairs
+Four origins, one table: (a) the official rename map of the project converter, including the pairs
 it leaves commented out (flagged ambiguous with the reason); (b) the diff of the 3.x and 4.x API
 surfaces, with class renames resolved so KinematicBody2D members compare against CharacterBody2D;
-(c) the converter's own before/after syntax rules (yield -> await, export -> @export, ...).
+(c) the converter's own before/after syntax rules (yield -> await, export -> @export, ...);
+(d) the curated scene-property table (`scene_properties.yaml`): what a property Godot 4 no longer
+reads in a scene becomes, and how its value changes.
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
 
 from corpora_build.schema import content_hash, unique_id
 from corpora_build.sources import Source
@@ -250,6 +255,28 @@ def syntax_rows(vectors: list[dict]) -> list[dict]:
     return rows
 
 
+SCENE_PROPERTIES = Path(__file__).resolve().parent / "scene_properties.yaml"
+
+
+def scene_property_rows(path: Path = SCENE_PROPERTIES) -> list[dict]:
+    """One row per curated scene property: `old` of Godot 3 class `class` becomes `new` by rule `value`."""
+    rows, seen = [], set()
+    for entry in yaml.safe_load(path.read_text(encoding="utf-8")):
+        cls, old, new, rule = entry["class"], entry["old"], entry.get("new") or "", entry.get("value", "")
+        becomes = f"`{new}`" if new else "nothing"
+        how = f" (value: {rule})" if rule else ""
+        rows.append(_row(
+            id=_unique(f"map:scene:{cls}.{old}", seen, new or "none"), old_name=old, new_name=new or None,
+            change_kind="renamed" if new and new != old else "value_changed" if new else "removed",
+            category="property", class_context=cls, new_signature=f"value={rule}" if rule else None,
+            source="scene_property", ambiguous=False,
+            title=f"{cls}.{old} -> {new or 'removed'}{how} (scene property)",
+            text=f"In a Godot 3 scene or resource, `{old}` of a {cls} becomes {becomes} in Godot 4{how}: "
+                 f"{entry['why']}",
+        ))
+    return rows
+
+
 def build_api_mapping(sources: dict[str, Source]) -> list[dict]:
     """All api_mapping rows: rename map, API surface diff, converter syntax rules (when present)."""
     (_, data), = list(iter_files(sources["rename_map"].location, ("*",)))
@@ -258,4 +285,5 @@ def build_api_mapping(sources: dict[str, Source]) -> list[dict]:
     rows += diff_rows(read_classes(sources["godot3_classes"]), read_classes(sources["godot4_classes"]), pairs)
     if "converter_rules" in sources:
         rows += syntax_rows(converter_vectors(sources["converter_rules"]))
+    rows += scene_property_rows()
     return rows

@@ -8,6 +8,7 @@ import dagster as dg
 
 from corpora_build.assets import api_mapping, bridges, docs_chunks, label_prototypes, load_prototype_rows
 from corpora_build.bridges import DOC_KINDS, DocsIndex, _name, bridge_shares
+from gd_assets.core.corpus.surface import load_surface
 from gd_assets.core.duck import connect
 from gd_assets.home import corpora_db_path
 
@@ -74,6 +75,29 @@ def api_mapping_names_in_surfaces() -> dg.AssetCheckResult:
                    offending=_table_md(missing, ("id", "old", "new", "not found")))
 
 
+def scene_property_problems(con, surface) -> list[tuple]:
+    """Scene-property rows whose Godot 3 name is not a property of their class (or an ancestor) in the 3.x
+    reference, or whose Godot 4 name (or its `_min`/`_max` range) is not one of the 4.x class."""
+    rows = con.execute("SELECT id, class_context, old_name, new_name FROM api_mapping "
+                       "WHERE source = 'scene_property' ORDER BY id").fetchall()
+    problems = []
+    for rid, cls, old, new in rows:
+        cls4 = surface.class_renames.get(cls, cls)
+        if surface.owner_of("3", cls, old, ("property",)) is None:
+            problems.append((rid, cls, old, "not a Godot 3 property"))
+        elif new and not any(surface.owner_of("4", cls4, name, ("property",)) for name in (new, f"{new}_min")):
+            problems.append((rid, cls4, new, "not a Godot 4 property"))
+    return problems
+
+
+@dg.asset_check(asset=api_mapping, description=(
+    "Every scene-property row names a property of its Godot 3 class and one of the class Godot 4 renamed it to."))
+def scene_properties_in_surfaces() -> dg.AssetCheckResult:
+    with connect(corpora_db_path(), read_only=True) as con:
+        problems = scene_property_problems(con, load_surface(str(corpora_db_path()), "check"))
+    return _result(not problems, problems=len(problems), offending=_table_md(problems, ("id", "class", "name", "problem")))
+
+
 @dg.asset_check(asset=label_prototypes, description="Every prototype's examples parse with tree-sitter-gdscript.")
 def label_prototypes_parse() -> dg.AssetCheckResult:
     rows = load_prototype_rows()
@@ -112,6 +136,7 @@ CHECKS = [
     _unique_ids_check(api_mapping, "api_mapping"),
     _unique_ids_check(label_prototypes, "label_prototypes"),
     api_mapping_names_in_surfaces,
+    scene_properties_in_surfaces,
     label_prototypes_parse,
     bridges_coverage,
 ]

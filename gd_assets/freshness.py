@@ -20,6 +20,7 @@ from gd_assets import store
 from gd_assets.core.cues import DEFAULT_REQUEST
 from gd_assets.core.embedding import QUERY_MAX_TOKENS
 from gd_assets.core.judges import JudgeIdentity
+from gd_assets.core.judges.evidence import RULES_VERSION
 from gd_assets.core.retrieval import RetrievalParams
 from gd_assets.core.rewrite import REWRITE_VERSION
 from gd_assets.resources import JudgeBackend, RetrievalIndex
@@ -104,8 +105,9 @@ def stale_judgements(project: str, judge: JudgeIdentity) -> list[str]:
 
 
 def rewrite_version(corpus_version: str | None) -> str:
-    """What a rewrite is made from besides the fragment, its judgement and its context: the rules and the corpus."""
-    return f"{REWRITE_VERSION}|{corpus_version or '-'}"
+    """What a rewrite is made from besides the fragment, its judgement and its context: the rules, the
+    evidence judge's rules (it says what is left after the rewrite) and the corpus."""
+    return f"{REWRITE_VERSION}|{RULES_VERSION}|{corpus_version or '-'}"
 
 
 def rewrite_data_version(content_hash: str, edits: str, manual: str) -> str:

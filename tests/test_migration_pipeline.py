@@ -119,11 +119,12 @@ def test_migrate_writes_the_copy_and_the_patch_and_never_the_source(analysis_hom
     assert '[node name="Player" type="CharacterBody2D"]' in (out / "player.tscn").read_text()
 
     edits = doc["edits"]
-    assert edits and all(e["evidence"] and e["evidence"]["table"] == "api_mapping" for e in edits)
-    assert {e["path"] for e in edits} >= {"player.gd", "hud.gd", "player.tscn"}
+    assert edits and all(e["evidence"] and e["evidence"]["table"] in ("api_mapping", "label_prototypes") for e in edits)
+    assert {e["path"] for e in edits} >= {"player.gd", "hud.gd", "player.tscn", "project.godot"}
     assert all(e["key"].startswith("game/") for e in edits)
     assert any(m["kind"] == "tween" and m["path"] == "hud.gd" and m["evidence"] for m in doc["manual"])
-    assert doc["files_changed"] == 3
+    assert doc["files_changed"] == 4
+    assert "config_version=5" in (out / "project.godot").read_text()
 
     # The patch turns the source into the copy.
     check = tmp_path / "check"

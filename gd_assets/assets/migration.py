@@ -6,6 +6,7 @@ files). The source itself is never written to. The copy is built beside the targ
 at the end, so a failed run leaves the previous copy whole.
 """
 
+import datetime as dt
 import json
 import os
 import shutil
@@ -19,7 +20,7 @@ from gd_assets.assets.metadata import md_table
 from gd_assets.assets.rewrite import fragment_rewrite
 from gd_assets.assets.sources import project_sources
 from gd_assets.core.ingest import IngestError, raw_files
-from gd_assets.core.migration import FileMigration, migrate_file, summary, unified_diff
+from gd_assets.core.migration import FileMigration, migrate_file, migrated_path, summary, unified_diff
 from gd_assets.core.rewrite import Edit
 from gd_assets.partitions import projects_partitions
 
@@ -105,14 +106,14 @@ def write_copy(project: str, out: Path, log) -> list[FileMigration]:
                 migrations.append(migrated)
             else:
                 data = read()
-            _write(out / path, data)
+            _write(out / migrated_path(path), data)
     except (IngestError, OSError) as error:
         log.warning(f"{project}: cannot read {row['source']} again ({error}); its other files are written "
                     "from the analysed text")
-    for path, f in texts.items():  # a dump's files, or a source that is gone
+    for f in texts.values():  # a dump's files, or a source that is gone
         migrated, data = _migrated(f, None, edits, manual, log)
         migrations.append(migrated)
-        _write(out / path, data)
+        _write(out / migrated.new_path, data)
     return migrations
 
 
@@ -151,6 +152,10 @@ def project_migration(context: dg.AssetExecutionContext, config: MigrationConfig
     facts = {"project": project, "out": str(out), "patch": str(patch_path), **summary(migrations)}
     summary_path = patch_path.with_suffix(".json")
     summary_path.write_text(json.dumps(facts, indent=2, ensure_ascii=False))
+    store.upsert("migrations", store.frame("migrations", [{
+        "project": project, "out": str(out), "patch": str(patch_path), "files_changed": facts["files_changed"],
+        "renamed": json.dumps({new: old for old, new in facts["renamed"].items()}),
+        "migrated_at": dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)}]))
     context.log.info(f"{project}: {facts['files_changed']} files changed, {facts['edits']} edits, "
                      f"{facts['manual']} manual items; copy in {out}")
     return dg.MaterializeResult(metadata={
@@ -158,6 +163,7 @@ def project_migration(context: dg.AssetExecutionContext, config: MigrationConfig
         "patch": dg.MetadataValue.path(str(patch_path)),
         "summary": dg.MetadataValue.path(str(summary_path)),
         "files_changed": facts["files_changed"],
+        "files_renamed": len(facts["renamed"]),
         "edits": facts["edits"],
         "manual_items": facts["manual"],
         "manual by kind": dg.MetadataValue.md(md_table(["kind", "items"], facts["manual_by_kind"].items())),

@@ -1,7 +1,8 @@
 """`fragment_rewrite`: the Godot 4 text of each fragment judged to need migration, edit by edit.
 
 Reads the fragment, its judgement and its project's context; writes the edits (each with its rule
-and the corpus row it rests on) and the manual items. Only fragments judged to need migration are
+and the corpus row it rests on) and the manual items, including what the evidence judge still finds
+in the rewritten text (`core/rewrite/closure.py`). Only fragments judged to need migration are
 materialised: the others have nothing to rewrite and are passed over (no row, no event: a partition
 event costs far more than a rewrite), so a run may cover a whole stretch of a project.
 """
@@ -17,9 +18,12 @@ from gd_assets import store
 from gd_assets.assets.judgement import fragment_judgement
 from gd_assets.assets.metadata import md_table
 from gd_assets.assets.project_symbols import load_context
+from gd_assets.core.fragments import file_functions
+from gd_assets.core.judges.evidence import EvidenceJudge
 from gd_assets.core.places import place
 from gd_assets.core.receivers import Scope
 from gd_assets.core.rewrite import REWRITE_VERSION, FragmentRewrite, fragment_diff, rewrite_fragment
+from gd_assets.core.rewrite.closure import residual
 from gd_assets.core.rewrite.rules import load_rules
 from gd_assets.freshness import latest_inputs, lineage_tags, rewrite_data_version, rewrite_version
 from gd_assets.partitions import fragments_partitions
@@ -86,13 +90,14 @@ def fragment_rewrite(context: dg.AssetExecutionContext, config: RewriteConfig,
         raise dg.Failure(f"no corpus at {corpus}: run `gd-assets corpus build` first")
     version = rewrite_version(retrieval_index.corpus_version())
     rules = load_rules(str(corpus), version)
+    judge = EvidenceJudge(surface=rules.surface)
     contexts: dict[str, tuple] = {}
     totals: Counter = Counter()
     for start in range(0, len(keys), config.batch_size):
         batch = keys[start:start + config.batch_size]
         frags = store.fragments_by_key(batch).to_dicts()
         judged = {j["key"]: j for j in store.query(
-            "SELECT j.key, j.migration_needed, j.signal, j.content_hash FROM judgements j "
+            "SELECT j.key, j.migration_needed, j.signal, j.content_hash, j.evidence FROM judgements j "
             f"WHERE j.key IN ({', '.join('?' * len(batch))})", batch).to_dicts()}
         missing = [f["key"] for f in frags if judged.get(f["key"], {}).get("content_hash") != f["content_hash"]]
         if missing or len(frags) != len(batch):
@@ -103,10 +108,15 @@ def fragment_rewrite(context: dg.AssetExecutionContext, config: RewriteConfig,
         for frag in frags:
             if frag["project"] not in contexts:
                 known = store.project_context_row(frag["project"])
-                contexts[frag["project"]] = (load_context(frag["project"]), known["version"] if known else None)
-            ctx, ctx_version = contexts[frag["project"]]
+                contexts[frag["project"]] = (load_context(frag["project"]), known["version"] if known else None,
+                                             file_functions(store.project_fragments(frag["project"]).to_dicts()))
+            ctx, ctx_version, functions = contexts[frag["project"]]
             scope = Scope.of(ctx, frag["path"], frag["symbol"], rules.surface)
             result = rewrite_fragment(frag["kind"], frag["text"], frag["start_line"], frag["file_kind"], scope, rules)
+            left = residual(frag, result, scope, judge, functions.get(frag["path"], ()),
+                            json.loads(judged[frag["key"]]["evidence"] or "[]"))
+            if left is not None:
+                result.manual.append(left)
             rows.append(rewrite_row(frag, judged[frag["key"]], result, ctx_version, version))
             results.append(result)
             totals["edits"] += len(result.edits)

@@ -78,7 +78,7 @@ def extract_cues(kind: str, text: str, request: str = DEFAULT_REQUEST, file_kind
         _scene_cues(text, cues)
     else:
         _word_cues(text, cues)
-    if scope is not None and file_kind in ("scene", "resource"):
+    if scope is not None and file_kind in ("scene", "resource", "project", "shader"):
         version = scope.context.config_versions.get(scope.root)
         if version:  # the project's format: a Godot 3 scene in a Godot 4 project is loaded as it is
             cues.add(f"config_version={version}", "project_context", "project")
@@ -152,6 +152,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         engine = cues.scope.engine_class_of(cues.scope.self_type())
         if name is not None and engine is not None:  # a member a Godot 4 engine class may have taken
             cues.add(_text(name), "declared_member", engine)
+    if kind == "string" and re.match(r"""^["'][^"'\n]*\.shader["']$""", _text(node)):
+        cues.add(".shader", "resource_path")  # a path to a shader file by its Godot 3 extension
     if kind == "extends_statement":
         for child in node.named_children:
             target = _text(child).strip()
@@ -385,7 +387,7 @@ _KEY = re.compile(r"^([A-Za-z_][\w/.\-]*)\s*=\s*(.*)$")
 _SECTION = re.compile(r"^\[([^\]]+)\]")
 _CONSTRUCTOR = re.compile(r"\b([A-Z][A-Za-z0-9_]+)\(( ?)")
 _HEADER_ATTR = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|[^\s\]]+)')
-_OBJECT_KEYS = re.compile(r'"(scancode|physical_scancode|keycode|physical_keycode|button_index|'
+_OBJECT_KEYS = re.compile(r'"(scancode|physical_scancode|keycode|physical_keycode|button_index|doubleclick|'
                           r'alt|shift|control|meta|command|alt_pressed|shift_pressed|ctrl_pressed|meta_pressed|'
                           r'button_mask|factor|key_label|window_id|location)"\s*:')
 
@@ -397,6 +399,8 @@ def _value_cues(value: str, cues: _Cues) -> None:
             cues.add(f"{name}( … )" if space else f'{name}("…")', "call_shape")
     for key in _OBJECT_KEYS.findall(value):
         cues.add(key, "input_event_key")
+    for event in re.findall(r"Object\((InputEvent\w+)", value):
+        cues.add(event, "input_event")
 
 
 def _ini_cues(text: str, cues: _Cues) -> None:
@@ -425,7 +429,11 @@ def _ini_cues(text: str, cues: _Cues) -> None:
 
 
 def _scene_cues(text: str, cues: _Cues) -> None:
-    for line in text.split("\n"):
+    """Header attributes, property names (each with its node's or resource's class as receiver, when
+    the header or the project context tells it), value types, and the words of embedded shader code."""
+    cls, node = None, None
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
         if line.startswith("["):
             tag = line[1:].split(" ", 1)[0].rstrip("]")
             cues.add(tag, "scene_header")
@@ -439,18 +447,39 @@ def _scene_cues(text: str, cues: _Cues) -> None:
                 cues.add(attrs["type"].strip('"'), "resource_type" if tag != "node" else "node_type")
             if "id" in attrs:
                 cues.add("id=" + ("string" if attrs["id"].startswith('"') else "integer"), "scene_header")
+            if attrs.get("path", "").endswith('.shader"'):
+                cues.add(".shader", "scene_header")
             if tag == "connection":
                 for name in ("signal", "method"):
                     if name in attrs:
                         cues.add(attrs[name].strip('"'), "connection")
+            cls, node = _block_class(tag, attrs, cues.scope)
             continue
         match = _KEY.match(line)
-        if match:
+        if match and line[:1] not in (" ", "\t"):
             key, value = match.groups()
-            cues.add(key, "property")
+            cues.add(key, "property", cls)
             _value_cues(value, cues)
+            if key == "code" and cls in ("Shader", "VisualShader"):
+                for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", "\n".join(lines[number:])):
+                    cues.add(word, "shader_word")
         else:
             _value_cues(line, cues)
+
+
+def _block_class(tag: str, attrs: dict, scope: Scope | None) -> tuple[str | None, str | None]:
+    """(class, node path) of a block whose properties follow: the header's type, else what the project
+    context says (an instanced node's root, a `.tres`'s own type)."""
+    typed = attrs.get("type", "").strip('"') or None
+    if tag == "node":
+        parent, name = attrs.get("parent", "").strip('"'), attrs.get("name", "").strip('"')
+        path = "." if "parent" not in attrs else name if parent == "." else f"{parent}/{name}"
+        if typed is None and scope is not None:
+            typed = scope.context.node_type_in_scene(scope.path, path)
+        return typed, path
+    if tag == "resource" and scope is not None:
+        return scope.context.node_type_in_scene(scope.path, "[resource]"), None
+    return (typed, None) if tag == "sub_resource" else (None, None)
 
 
 def _word_cues(text: str, cues: _Cues) -> None:

@@ -21,13 +21,17 @@ from dataclasses import dataclass, field
 
 import tree_sitter as ts
 
-from gd_assets.core.slicing import parse_gdscript
+from gd_assets.core.shading import shader_textures
+from gd_assets.core.slicing import parse_gdscript, slice_file
 
 # Row kinds: per script (scope = script path, or `path::Inner` for an inner class) ...
 SCRIPT_KINDS = ("class_name", "extends", "func", "var", "const", "signal", "enum", "class")
 # ... per project root (scope = the folder of project.godot): autoloads and the config version;
 # per script attached to a node (scope = script path): `node` rows, name = path from that node;
-# per scene (scope = scene path): its root's type and script (`scene_root`).
+# per scene (scope = scene path): its root's type and script (`scene_root`), and the engine type of
+# each node whose header names none (an instance, or a child of one) or that a connection starts
+# from (`scene_node`, name = node path); per project root, the renderer of `project.godot`
+# (`renderer`, name = its `quality/driver/driver_name`).
 
 
 @dataclass
@@ -48,6 +52,10 @@ class ProjectContext:
     autoloads: dict[tuple[str, str], str] = field(default_factory=dict)   # (root, name) -> res path
     config_versions: dict[str, str] = field(default_factory=dict)         # root -> config_version
     scene_roots: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)  # scene -> (type, script)
+    scene_nodes: dict[tuple[str, str], str] = field(default_factory=dict)  # (scene, node path) -> engine type
+    scene_scripts: dict[tuple[str, str], str] = field(default_factory=dict)  # (scene, node path) -> its script
+    renderers: dict[str, str] = field(default_factory=dict)               # root -> GLES2 | GLES3
+    shader_textures: dict[tuple[str, str], str] = field(default_factory=dict)  # (shader, texture) -> function
     class_names: dict[tuple[str, str], str] = field(default_factory=dict)  # (root, class_name) -> scope
     names: dict[str, set[str]] = field(default_factory=dict)               # root -> every name the project defines
     _roots: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # path -> root_of(path)
@@ -79,6 +87,10 @@ class ProjectContext:
     def script_at(self, root: str, res_path: str) -> Script | None:
         return self.scripts.get(res_file(root, "", res_path))
 
+    def node_type_in_scene(self, scene: str, node: str) -> str | None:
+        """The engine type of node `node` ("." or "A/B") of `scene` when its header does not say it."""
+        return self.scene_nodes.get((scene, node))
+
     def class_scope(self, root: str, name: str) -> str | None:
         return self.class_names.get((root, name))
 
@@ -95,6 +107,12 @@ class ProjectContext:
             out.append(_row(root, "autoload", name, target, None))
         for scene, (type_, script) in self.scene_roots.items():
             out.append(_row(scene, "scene_root", ".", type_, script))
+        for key in sorted(set(self.scene_nodes) | set(self.scene_scripts)):
+            out.append(_row(key[0], "scene_node", key[1], self.scene_nodes.get(key), self.scene_scripts.get(key)))
+        for root, renderer in self.renderers.items():
+            out.append(_row(root, "renderer", renderer, None, None))
+        for (shader, texture), function in self.shader_textures.items():
+            out.append(_row(shader, "shader_texture", texture, None, function))
         for script in self.scripts.values():
             out.append(_row(script.scope, "script", script.root, None, None))
             if script.class_name:
@@ -118,6 +136,15 @@ class ProjectContext:
                 ctx.autoloads[(row["scope"], row["name"])] = row["type"]
             elif row["kind"] == "scene_root":
                 ctx.scene_roots[row["scope"]] = (row["type"], row["detail"])
+            elif row["kind"] == "scene_node":
+                if row["type"]:
+                    ctx.scene_nodes[(row["scope"], row["name"])] = row["type"]
+                if row["detail"]:
+                    ctx.scene_scripts[(row["scope"], row["name"])] = row["detail"]
+            elif row["kind"] == "renderer":
+                ctx.renderers[row["scope"]] = row["name"]
+            elif row["kind"] == "shader_texture":
+                ctx.shader_textures[(row["scope"], row["name"])] = row["detail"]
             elif row["kind"] == "script":
                 ctx.scripts[row["scope"]] = Script(row["scope"], row["name"])
         for row in rows:
@@ -184,8 +211,10 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
     for f in files:
         if posixpath.basename(f["path"]) == "project.godot":
             root = posixpath.dirname(f["path"])
-            version, autoloads = _read_project_godot(f["text"])
+            version, autoloads, renderer = _read_project_godot(f["text"])
             ctx.config_versions[root] = version or ""
+            if renderer:
+                ctx.renderers[root] = renderer
             for name, target in autoloads.items():
                 ctx.autoloads[(root, name)] = res_file(root, "", target)
     for f in files:
@@ -200,6 +229,23 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
         root_type, root_script = _scene_root(scenes, scene)
         if root_type or root_script:
             ctx.scene_roots[scene] = (root_type, root_script)
+        for node in scenes[scene]:
+            if node.type is None or node.path in scenes[scene].connected:
+                type_ = _node_type(scenes, scene, node.path)
+                if type_:
+                    ctx.scene_nodes[(scene, node.path)] = type_
+            if node.script:
+                ctx.scene_scripts[(scene, node.path)] = node.script
+    for f in files:  # the function of each shader that declares the uniform of a built-in texture
+        if f["kind"] == "shader":
+            for frag in slice_file(f["path"], "shader", f["text"]):
+                for texture in shader_textures(frag.text) if frag.kind == "function" else ():
+                    ctx.shader_textures.setdefault((f["path"], texture), frag.symbol)
+    for f in files:  # a resource file's own type, for its `[resource]` block
+        head = _HEADER.match(f["text"].split("\n", 1)[0].strip()) if f["path"].endswith(".tres") else None
+        found = re.search(r'\btype="(\w+)"', head.group(2)) if head and head.group(1) == "gd_resource" else None
+        if found:
+            ctx.scene_nodes[(f["path"], "[resource]")] = found.group(1)
     for key, target in ctx.autoloads.items():  # an autoloaded scene is its root node: its script
         if target in scenes:
             ctx.autoloads[key] = _scene_root(scenes, target)[1] or target
@@ -211,8 +257,8 @@ _SECTION = re.compile(r"^\[([^\]]+)\]\s*$")
 _KEY = re.compile(r"^([A-Za-z_][\w/.\-]*)\s*=\s*(.*)$")
 
 
-def _read_project_godot(text: str) -> tuple[str | None, dict[str, str]]:
-    version, autoloads, section = None, {}, ""
+def _read_project_godot(text: str) -> tuple[str | None, dict[str, str], str | None]:
+    version, autoloads, section, renderer = None, {}, "", None
     for line in text.split("\n"):
         head = _SECTION.match(line.strip())
         if head:
@@ -226,7 +272,9 @@ def _read_project_godot(text: str) -> tuple[str | None, dict[str, str]]:
             version = value.strip()
         elif section == "autoload":
             autoloads[key] = value.strip().strip('"').lstrip("*")
-    return version, autoloads
+        elif section == "rendering" and key == "quality/driver/driver_name":
+            renderer = value.strip().strip('"')
+    return version, autoloads, renderer
 
 
 def _text(node: ts.Node) -> str:
@@ -400,9 +448,19 @@ _ATTR = re.compile(r'(\w+)\s*=\s*("(?:[^"\\]|\\.)*"|\w+\(\s*[^)]*\)|[^\s\]]+)')
 _RESOURCE_REF = re.compile(r'ExtResource\(\s*"?([^")\s]+)"?\s*\)')
 
 
-def _read_scene(path: str, root: str, text: str) -> list[_Node]:
+class _Nodes(list):
+    """A scene's nodes in file order, and the paths its connections start from."""
+
+    connected: set[str]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.connected = set()
+
+
+def _read_scene(path: str, root: str, text: str) -> _Nodes:
     resources: dict[str, str] = {}
-    nodes: list[_Node] = []
+    nodes = _Nodes()
     current: _Node | None = None
     for line in text.split("\n"):
         head = _HEADER.match(line.strip())
@@ -419,6 +477,8 @@ def _read_scene(path: str, root: str, text: str) -> list[_Node]:
                 current = _Node(node_path_, attrs.get("type"), None,
                                 resources.get(instance.group(1)) if instance else None)
                 nodes.append(current)
+            elif tag == "connection" and "from" in attrs:
+                nodes.connected.add("." if attrs["from"] == "." else attrs["from"])
             continue
         if current is None:
             continue
@@ -445,6 +505,26 @@ def _scene_root(scenes: dict[str, list[_Node]], scene: str, seen: frozenset = fr
         base_type, base_script = _scene_root(scenes, root.instance, seen | {scene})
         type_, script = type_ or base_type, script or base_script
     return type_, script
+
+
+def _node_type(scenes: dict[str, _Nodes], scene: str, path: str, depth: int = 0) -> str | None:
+    """The engine type of node `path` of `scene`: its header's, else that of the scene it instances,
+    else the type the instanced scene above it gives that node."""
+    nodes = {n.path: n for n in scenes.get(scene) or ()}
+    node = nodes.get(path)
+    if depth > 16:
+        return None
+    if node is not None and node.type:
+        return node.type
+    if node is not None and node.instance:
+        return _scene_root(scenes, node.instance)[0]
+    parts = [] if path == "." else path.split("/")
+    for cut in range(len(parts) - 1, -1, -1):  # the nearest instanced ancestor, the root last
+        above = "/".join(parts[:cut]) or "."
+        owner = nodes.get(above)
+        if owner is not None and owner.instance:
+            return _node_type(scenes, owner.instance, "/".join(parts[cut:]) or ".", depth + 1)
+    return None
 
 
 def _attach_nodes(ctx: ProjectContext, scenes: dict[str, list[_Node]]) -> None:

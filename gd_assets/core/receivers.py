@@ -57,13 +57,14 @@ class Scope:
     engine: EngineTypes | None = None
     locals: dict[str, str | None] = field(default_factory=dict)  # fragment-local name -> type expression
     assigned: dict[str, str] = field(default_factory=dict)  # other names the fragment assigns -> obvious type
+    symbol: str = ""                            # the fragment's symbol (`_process`, `node.Player/Sprite`)
 
     @classmethod
     def of(cls, context: ProjectContext, path: str, symbol: str = "", engine: EngineTypes | None = None) -> Scope:
         """The scope of a fragment of `path` whose symbol is `symbol` (`Inner.method` is in `Inner`)."""
         first = symbol.split(".", 1)[0] if "." in symbol else symbol
         inner = f"{path}::{first}"
-        return cls(context, inner if first and inner in context.scripts else path, engine)
+        return cls(context, inner if first and inner in context.scripts else path, engine, symbol=symbol)
 
     @property
     def path(self) -> str:

@@ -78,6 +78,8 @@ def slice_file(path: str, kind: str, text: str) -> list[Fragment]:
         frags = _slice_sections(path, lines)
     elif kind in ("scene", "resource"):
         frags = _slice_headers(path, lines)
+    elif kind == "shader":
+        frags = _slice_shader(path, text, lines)
     else:
         frags = _slice_blocks(path, lines)
     frags = _cover_leftovers(path, lines, frags)
@@ -329,6 +331,111 @@ def _header_symbol(tag: str, attrs: dict[str, str]) -> str:
     if tag == "editable":
         return f"editable.{attr('path')}"
     return tag
+
+
+# --- shaders ---------------------------------------------------------------------------------------
+
+_SHADER_NAME = re.compile(r"^\s*(?:(?:uniform|varying|const|global|instance)\s+)?(?:\w+\s+)*?(\w+)\s*(?:[:=;\[(]|$)")
+_SHADER_KEYWORD = re.compile(r"^\s*(shader_type|render_mode|group_uniforms|#\w+)")
+
+
+def _shader_items(text: str) -> list[tuple[int, int, bool]] | None:
+    """(first offset, last offset, is a function) of each top-level item of a shader: a statement up to
+    its `;`, a preprocessor line, or a function up to its closing brace; None when the braces do not
+    balance (the file is then cut into blocks)."""
+    items, i, n = [], 0, len(text)
+    depth, start, paren_before_brace = 0, None, False
+    while i < n:
+        ch = text[i]
+        if text.startswith("//", i):
+            i = text.find("\n", i)
+            i = n if i < 0 else i
+            continue
+        if text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            i = n if close < 0 else close + 2
+            continue
+        if ch == '"':
+            close = text.find('"', i + 1)
+            i = n if close < 0 else close + 1
+            continue
+        if start is None and not ch.isspace():
+            start, paren_before_brace = i, False
+            if ch == "#" and depth == 0:
+                end = text.find("\n", i)
+                end = n if end < 0 else end
+                items.append((start, end - 1, False))
+                start, i = None, end
+                continue
+        if ch == "(" and depth == 0:
+            paren_before_brace = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth < 0:
+                return None
+            if depth == 0 and paren_before_brace and start is not None:
+                items.append((start, i, True))
+                start = None
+        elif ch == ";" and depth == 0 and start is not None:
+            items.append((start, i, False))
+            start = None
+        i += 1
+    if depth != 0:
+        return None
+    return items
+
+
+def _slice_shader(path: str, text: str, lines: list[str]) -> list[Fragment]:
+    """Functions one fragment each (symbol: the function's name); adjacent top-level statements
+    (`shader_type`, `render_mode`, uniforms, constants) one declaration fragment, as in GDScript;
+    comments directly above belong to what follows."""
+    items = _shader_items(text)
+    if items is None:
+        return _slice_blocks(path, lines)
+    starts = [0]
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            starts.append(i + 1)
+
+    def row(offset: int) -> int:
+        lo, hi = 0, len(starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    frags: list[Fragment] = []
+    for a, b, is_function in items:
+        first, last = row(a), row(b)
+        while first > 0 and lines[first - 1].lstrip().startswith("//") and (not frags or frags[-1].end_line < first):
+            first -= 1
+        symbol = _shader_symbol(text[a:b + 1], is_function)
+        if is_function:
+            frags.append(Fragment(path, first + 1, last + 1, "function", symbol))
+        elif frags and frags[-1].kind == "declaration" and all(line.strip() for line in lines[frags[-1].end_line:first]):
+            frags[-1].end_line = last + 1  # adjacent statements, no blank line between: one declaration
+        else:
+            frags.append(Fragment(path, first + 1, last + 1, "declaration", symbol))
+    return frags
+
+
+def _shader_symbol(item: str, is_function: bool) -> str:
+    """`fragment` for `void fragment() {...}`, `uniform.color`, `shader_type`, `define` for `#define`."""
+    if is_function:
+        words = item.split("(", 1)[0].split()
+        return words[-1] if words else "function"
+    keyword = _SHADER_KEYWORD.match(item)
+    if keyword:
+        return keyword.group(1).lstrip("#")
+    first = item.split(None, 1)[0] if item.split() else ""
+    named = _SHADER_NAME.match(item)
+    name = named.group(1) if named else "declaration"
+    return f"{first}.{name}" if first in ("uniform", "varying", "const", "struct", "global", "instance") else name
 
 
 def _slice_blocks(path: str, lines: list[str]) -> list[Fragment]:

@@ -34,6 +34,10 @@ class Surface:
     types: dict[tuple[str, str, str], str] = field(default_factory=dict)     # (version, class, member) -> type
     ambiguous_renames: dict[str, str] = field(default_factory=dict)  # member renames the converter leaves off
     kinds: dict[tuple[str, str, str], set[str]] = field(default_factory=lambda: defaultdict(set))  # (v, class, member)
+    theme_items: dict[tuple[str, str], dict[str, str]] = field(default_factory=lambda: defaultdict(dict))  # -> kind
+    constants: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (v, class, constant) -> value
+    # scene-property rows: (Godot 3 class, property) -> (Godot 4 property, value rule)
+    scene_properties: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     version: str = ""
 
     def ancestors(self, version: str, cls: str) -> list[str]:
@@ -73,6 +77,15 @@ class Surface:
                 return self.types.get((version, owner, name))
         return None
 
+    def value_change(self, cls: str, name: str) -> str | None:
+        """The value rule of a scene property Godot 4 kept under its name but reads differently
+        (`Camera2D.zoom`: reciprocal), on `cls` or a Godot 3 ancestor."""
+        for c in self.ancestors("3", cls):
+            new, rule = self.scene_properties.get((c, name), ("", ""))
+            if new == name and rule:
+                return rule
+        return None
+
     def has_class(self, version: str, name: str) -> bool:
         return name in self.classes[version]
 
@@ -105,6 +118,8 @@ _PARAMS = re.compile(r"\((.*)\)")
 _INHERITS = re.compile(r"\binherits\s+(\w+)")
 _METHOD_RETURN = re.compile(r"^(\w+)\s+\w+\(")
 _PROPERTY_TYPE = re.compile(r"^var\s+\w+\s*:\s*(\w+)")
+_THEME_ITEM = re.compile(r"^theme (\w+) (\w+):")
+_CONSTANT = re.compile(r"^const \w+ = (-?\d+)\b")
 
 
 def _member_type(kind: str, signature: str | None) -> str | None:
@@ -166,6 +181,8 @@ def load_surface(corpus_db: str, version: str = "") -> Surface:
         maps = con.execute(
             "SELECT category, old_name, new_name FROM api_mapping WHERE source = 'rename_map' AND NOT ambiguous"
         ).fetchall()
+        scene = con.execute("SELECT class_context, old_name, new_name, new_signature FROM api_mapping "
+                            "WHERE source = 'scene_property'").fetchall()
         ambiguous = con.execute(
             "SELECT old_name, new_name FROM api_mapping WHERE source = 'rename_map' AND ambiguous "
             "AND old_name IS NOT NULL AND new_name IS NOT NULL").fetchall()
@@ -185,6 +202,10 @@ def load_surface(corpus_db: str, version: str = "") -> Surface:
                 for accessor in _ACCESSORS.findall(signature or ""):
                     members[(ver, "method")][accessor].add(cls)
                     surface.class_members[(ver, cls)].add(accessor)
+            if kind == "theme_item" and (item := _THEME_ITEM.match(signature or "")):
+                surface.theme_items[(ver, cls)][item.group(2)] = item.group(1)
+            if kind == "constant" and (value := _CONSTANT.match(signature or "")):
+                surface.constants[(ver, cls, name)] = int(value.group(1))
             returned = _member_type(kind, signature)
             if returned:
                 surface.types[(ver, cls, name)] = returned
@@ -196,7 +217,9 @@ def load_surface(corpus_db: str, version: str = "") -> Surface:
                 if (signature or "").rstrip().endswith(" static"):
                     surface.static.add((ver, cls, name))
     surface.members = {k: dict(v) for k, v in members.items()}
+    surface.theme_items = dict(surface.theme_items)
     surface.ambiguous_renames = dict(ambiguous)
+    surface.scene_properties = {(c, old): (new or "", (rule or "").removeprefix("value=")) for c, old, new, rule in scene}
     for category, old, new in maps:
         surface.renames[category][old] = new
         if category == "class":

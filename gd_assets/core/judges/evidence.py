@@ -17,11 +17,14 @@ from typing import Sequence
 
 import pydantic
 
+from gd_assets.core import properties
 from gd_assets.core.corpus.surface import Surface, load_surface, split_args
 from gd_assets.core.judges import JudgeIdentity, register
 from gd_assets.core.judges.base import JudgeInput, Judgement
+from gd_assets.core.shading import SCREEN_TEXTURES
 
-RULES_VERSION = "evidence-rules-3"  # 2: receivers and project context; 3: members Godot 4 classes took
+RULES_VERSION = "evidence-rules-4"  # 2: receivers and project context; 3: members Godot 4 classes took;
+# 4: scene properties per class, resource ids, input maps, project settings and shader textures
 
 # GDScript 1 (Godot 3) syntax that Godot 4 rejects, and GDScript 2 syntax Godot 3 rejects.
 GD3_SYNTAX = {
@@ -124,7 +127,7 @@ class EvidenceJudge:
 
     def markers(self, item: JudgeInput) -> list[Marker]:
         found: dict[tuple[str, str], Marker] = {}
-        finders = {"gdscript": self._gdscript_markers, "project": _project_markers, "config": _project_markers,
+        finders = {"gdscript": self._gdscript_markers, "project": self._project_markers, "config": _project_markers,
                    "scene": self._scene_markers, "resource": self._scene_markers, "shader": self._shader_markers}
         for marker in finders.get(item.file_kind, self._gdscript_markers)(item):
             key = (marker.side, marker.name)
@@ -148,6 +151,9 @@ class EvidenceJudge:
             if cue.receiver is not None and source != "syntax":
                 out.extend(self._received_markers(cue, defined, item.cues))
                 continue
+            if source == "resource_path" and text == ".shader":
+                out.append(Marker("3", "shader", "a path to a `.shader` file: Godot 4 loads shaders only as `.gdshader`",
+                                  0.85))
             if source == "converter_leftover" and text == "TODOConverter":
                 out.append(Marker("3", "TODOConverter", "a converter TODO left for a manual fix", 0.6))
             if source in ("syntax",) and text in GD3_SYNTAX:
@@ -440,10 +446,12 @@ class EvidenceJudge:
     def _scene_markers(self, item: JudgeInput) -> list[Marker]:
         out = []
         # Godot 4 loads a Godot 3 text-format file as it is and re-saves it in its own format: in a
-        # Godot 4 project the old format alone is no migration need, only a hint.
+        # Godot 4 project the old format alone is no migration need, only a hint. A property Godot 4
+        # drops is a need either way: nothing re-saves it.
         godot4_project = any(c.source == "project_context" and c.cue == "config_version=5" for c in item.cues)
         old_format, in_project = (HINT, " in a Godot 4 project, which loads it as it is") if godot4_project else \
             (None, "")
+        typed = next((c.cue for c in item.cues if c.source in ("node_type", "resource_type")), None)
         for cue in item.cues:
             text = cue.cue
             if text == "format=2" or text == "format=1":
@@ -451,11 +459,27 @@ class EvidenceJudge:
                                   old_format or 0.95))
             elif text == "format=3" or text == "format=4":
                 out.append(Marker("4", "format", f"scene/resource `{text}` (Godot 4 text format)", 0.95))
-            elif text == "ExtResource( … )":
+            elif text in ("ExtResource( … )", "SubResource( … )", "id=integer"):
                 out.append(Marker("3", "ExtResource", f"`ExtResource( 1 )` integer id (Godot 3 scene syntax){in_project}",
                                   old_format or 0.8))
+            elif text == ".shader" and cue.source == "scene_header":
+                out.append(Marker("3", "shader", "a `.shader` file: Godot 4 loads shaders only as `.gdshader`", 0.9))
             elif cue.source in ("node_type", "resource_type", "value_type"):
                 out.extend(m for m in self._name_markers(text, "type"))
+                if text == "Tween" and cue.source == "node_type":
+                    out.append(Marker("3", "Tween", "a Tween node: Godot 4's Tween is not a Node (`create_tween()`)", 0.9))
+            elif cue.source == "property":
+                cls = cue.receiver or typed
+                found = properties.status(self.surface, cls, text)
+                changed = self.surface.value_change(cls, text) if cls and not godot4_project else None
+                if found.state == "godot3":
+                    out.append(Marker("3", text.split("/", 1)[0], f"property {found.reason}", 0.85))
+                elif changed:
+                    out.append(Marker("3", text, f"`{cls}.{text}`: Godot 4 reads its value differently ({changed})", 0.8))
+            elif cue.source == "input_event_key" and text in ("scancode", "physical_scancode"):
+                out.append(Marker("3", "scancode", f"input event `{text}` (Godot 4: `keycode`)", 0.85))
+        if any(c.source == "shader_word" for c in item.cues):
+            out.extend(self._shader_markers(item))
         return out
 
     def _shader_markers(self, item: JudgeInput) -> list[Marker]:
@@ -464,8 +488,40 @@ class EvidenceJudge:
         for cue in item.cues:
             if cue.cue in renames:
                 out.append(Marker("3", cue.cue, f"shader `{cue.cue}` (Godot 4: `{renames[cue.cue]}`)", 0.85))
+            elif cue.cue in SCREEN_TEXTURES:
+                out.append(Marker("3", cue.cue, f"shader `{cue.cue}` (Godot 4 reads it through a uniform with "
+                                  f"`hint_{cue.cue.lower()}`)", 0.85))
             elif cue.cue in renames.values() and cue.cue not in renames:
                 out.append(Marker("4", cue.cue, f"shader `{cue.cue}` (Godot 4 name)", 0.75))
+            elif cue.cue in ("hint_screen_texture", "hint_depth_texture", "hint_normal_roughness_texture"):
+                out.append(Marker("4", cue.cue, f"shader `{cue.cue}` (Godot 4)", 0.8))
+        return out
+
+    def _project_markers(self, item: JudgeInput) -> list[Marker]:
+        """project.godot: the format markers, and in a Godot 3 project the settings the rename map
+        renames, the Godot 3 renderer, the global class list and the joypad layout of the input map."""
+        out = _project_markers(item)
+        godot3_project = any(c.source == "project_context" and c.cue in ("config_version=3", "config_version=4")
+                             for c in item.cues)
+        sections = {c.cue for c in item.cues if c.source == "section"}
+        keys = {c.cue for c in item.cues if c.source == "key"}
+        renamed = self.surface.renames.get("project_godot", {})
+        for key in keys:
+            if key in ("_global_script_classes", "_global_script_class_icons"):
+                out.append(Marker("3", key, f"`{key}` (Godot 4 keeps the class list in `.godot/`)", 0.85))
+            elif godot3_project and key in renamed:
+                out.append(Marker("3", key, f"setting `{key}` (Godot 4: `{renamed[key]}`)", 0.8))
+            elif godot3_project and key == "quality/driver/driver_name":
+                out.append(Marker("3", key, "the Godot 3 renderer setting (Godot 4: `renderer/rendering_method`)", 0.8))
+        if godot3_project and "application" in sections and "config/features" not in keys:
+            out.append(Marker("3", "config/features", "a Godot 3 project's `[application]`: Godot 4 records its "
+                              "release in `config/features`", 0.7))
+        fields = {c.cue for c in item.cues if c.source == "input_event_key"}
+        if godot3_project and "InputEventJoypadButton" in {c.cue for c in item.cues if c.source == "input_event"}:
+            out.append(Marker("3", "button_index", "joypad buttons of a Godot 3 input map (Godot 4 renumbered "
+                              "them and made the triggers axes)", 0.7))
+        for old in sorted(fields & {"alt", "shift", "control", "meta", "command", "doubleclick"}):
+            out.append(Marker("3", old, f"input event field `{old}` (Godot 4 renamed it)", 0.7))
         return out
 
 

@@ -9,8 +9,9 @@ from gd_assets.core.rewrite.config import rewrite_config
 from gd_assets.core.rewrite.edits import Edit, FragmentRewrite, Manual, apply_edits, fragment_diff
 from gd_assets.core.rewrite.gdscript import rewrite_gdscript
 from gd_assets.core.rewrite.rules import RewriteRules, load_rules
+from gd_assets.core.rewrite.shaders import rewrite_shader
 
-REWRITE_VERSION = "rewrite-1"
+REWRITE_VERSION = "rewrite-2"  # 2: scenes, resources, shaders and project.godot converted for Godot 4
 GD_KINDS = {"declaration", "function", "function_part", "class"}
 
 
@@ -21,7 +22,19 @@ def rewrite_fragment(kind: str, text: str, start_line: int, file_kind: str | Non
         return rewrite_gdscript(text, start_line, scope, rules)
     if file_kind in ("scene", "resource", "project"):
         return rewrite_config(kind, text, start_line, rules, file_kind, scope)
+    if file_kind == "shader":
+        return rewrite_shader(kind, text, start_line, rules, _declared(scope, kind, text))
     return FragmentRewrite(text=text)
+
+
+def _declared(scope: Scope | None, kind: str, text: str) -> tuple[str, ...] | None:
+    """The built-in textures whose uniform this shader fragment declares: those whose first reader in
+    the file (the project context says which) is this function; None without a context."""
+    if scope is None:
+        return None
+    symbol = scope.symbol
+    return tuple(t for (shader, t), function in scope.context.shader_textures.items()
+                 if shader == scope.path and function == symbol)
 
 
 __all__ = ["REWRITE_VERSION", "Edit", "FragmentRewrite", "Manual", "RewriteRules", "apply_edits", "fragment_diff",

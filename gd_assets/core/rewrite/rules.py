@@ -17,6 +17,9 @@ from pathlib import Path
 from gd_assets.core import duck
 from gd_assets.core.corpus.surface import Surface, load_surface
 
+# Node.pause_mode (inherit, stop, process) -> process_mode (inherit, pausable, always)
+PAUSE_TO_PROCESS = {"0": "0", "1": "1", "2": "3"}
+
 MEMBER_CATEGORIES = {"method": ("function",), "property": ("property",), "signal": ("signal",),
                      "constant": ("constant", "enum")}
 
@@ -108,12 +111,58 @@ class Rename:
         return {"table": "api_mapping", "id": self.id, "title": self.title}
 
 
+@dataclass(frozen=True)
+class SceneProperty:
+    """A scene-property row: `old` on Godot 3 class `cls` becomes `new` by value rule `rule`
+    (`double`, `not`, `min_max:<random sibling>`, `enum:0=1,...`; see rewrite/scenes.py)."""
+
+    id: str
+    title: str
+    cls: str
+    new: str
+    rule: str
+
+    def cite(self) -> dict:
+        return {"table": "api_mapping", "id": self.id, "title": self.title}
+
+
 @dataclass
 class RewriteRules:
     surface: Surface
     renames: dict[tuple[str, str], list[Rename]] = field(default_factory=lambda: defaultdict(list))
     titles: dict[str, str] = field(default_factory=dict)
     class_names4: dict[str, str] = field(default_factory=dict)  # Godot 3 class -> Godot 4 class
+    scene_properties: dict[tuple[str, str], SceneProperty] = field(default_factory=dict)  # (class, old) -> row
+    prototypes: dict[str, str] = field(default_factory=dict)  # prototype slug -> title
+    godot4_release: str = "4.6"  # the Godot 4 the corpus documents (`config/features`)
+
+    def cite_prototype(self, slug: str) -> dict | None:
+        """The label_prototypes row `proto:<slug>`, or None if the corpus lacks it."""
+        title = self.prototypes.get(slug)
+        return {"table": "label_prototypes", "id": f"proto:{slug}", "title": title} if title is not None else None
+
+    def cite_doc(self, cls: str | None, name: str, version: str = "3") -> dict | None:
+        """The class reference row documenting `name` on `cls` (or its ancestor) in `version`."""
+        owner = self.surface.owner_of(version, cls, name) if cls else None
+        if owner is None:
+            return None
+        return {"table": "docs_chunks", "id": f"docs:{version}:{owner}.property.{name}",
+                "title": f"{owner}.{name} (Godot {version} property)"}
+
+    def scene_property(self, cls: str, name: str) -> SceneProperty | None:
+        """The scene-property row of `name` on `cls` or the nearest Godot 3 ancestor that has one."""
+        for c in self.surface.ancestors("3", cls) or [cls]:
+            row = self.scene_properties.get((c, name))
+            if row is not None:
+                return row
+        return None
+
+    def key_code(self, code: int) -> int:
+        """A Godot 3 key code as Godot 4 numbers it: the constant of the same name (renamed as the map
+        says) in each class reference; special keys moved from bit 24 to bit 22 (`KEY_ESCAPE`)."""
+        return self.key_codes.get(code, code)
+
+    key_codes: dict[int, int] = field(default_factory=dict)  # Godot 3 key code -> Godot 4 key code
 
     def cite(self, key: str) -> dict | None:
         """The corpus row a syntax rule (a SYNTAX_ROWS key) or a row id rests on; None if the corpus lacks it."""
@@ -193,11 +242,41 @@ def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
         wanted = sorted(set(SYNTAX_ROWS.values()) | {v[1] for v in EXTRA_RENAMES.values()})
         cited = con.execute(f"SELECT id, title FROM api_mapping WHERE id IN ({', '.join('?' * len(wanted))})",
                             wanted).fetchall()
+        scene = con.execute("SELECT id, title, class_context, old_name, new_name, new_signature FROM api_mapping "
+                            "WHERE source = 'scene_property' ORDER BY id").fetchall()
+        prototypes = con.execute("SELECT id, title FROM label_prototypes").fetchall()
+        keys = con.execute("SELECT godot_version, member_name, signature FROM docs_chunks WHERE class_name = "
+                           "'@GlobalScope' AND member_kind = 'constant' AND member_name LIKE 'KEY\\_%' ESCAPE '\\'"
+                           ).fetchall()
+        release = con.execute("SELECT max(release) FROM docs_chunks WHERE godot_version = '4' AND release LIKE '4.%'"
+                              ).fetchone()[0]
     for row_id, category, old, new, context, ambiguous, title in rows:
         rules.renames[(category, old)].append(Rename(row_id, title, new, _classes(context), bool(ambiguous)))
         rules.titles[row_id] = title
         if category == "class" and not ambiguous:
             rules.class_names4.setdefault(old, new)
     rules.titles.update(dict(cited))
+    for row_id, title, cls, old, new, rule in scene:
+        rules.scene_properties[(cls, old)] = SceneProperty(row_id, title, cls, new or "", (rule or "").removeprefix("value="))
+    rules.prototypes = {row_id.removeprefix("proto:"): title for row_id, title in prototypes}
+    rules.key_codes = _key_codes(keys, rules.renames)
+    if release:
+        rules.godot4_release = ".".join(release.split(".")[:2])
     rules.renames = dict(rules.renames)
     return rules
+
+
+def _key_codes(rows, renames) -> dict[int, int]:
+    """Godot 3 key code -> Godot 4 key code, through the constants of the same (renamed) name."""
+    values: dict[str, dict[str, int]] = {"3": {}, "4": {}}
+    for version, name, signature in rows:
+        value = signature.split("=", 1)[1].split("#", 1)[0].strip() if "=" in (signature or "") else ""
+        if value.lstrip("-").isdigit():
+            values[version][name] = int(value)
+    out = {}
+    for name, code in values["3"].items():
+        renamed = next(iter(renames.get(("enum", name), [])), None)
+        new = values["4"].get(renamed.new if renamed else name)
+        if new is not None and new != code:
+            out[code] = new
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from gd_assets.core.rewrite.config import PAUSE_TO_PROCESS
+from gd_assets.core.rewrite.rules import PAUSE_TO_PROCESS
 from gd_assets.core.rewrite.tree import IDENT, args_of, text_of
 
 RPC = {"remote": '@rpc("any_peer")', "remotesync": '@rpc("any_peer", "call_local")',
@@ -25,6 +25,13 @@ class SyntaxRules:
         if dot.type != "." or (node.prev_sibling is not None and node.prev_sibling.type == "line_continuation"):
             return
         self.replace(dot, "super.", "parent_call", self.rules.cite("super"))
+
+    def on_string(self, node: ts.Node) -> None:
+        """A path to a shader file by its Godot 3 extension: the migration renames the file `.gdshader`."""
+        raw = text_of(node)
+        if len(raw) > 8 and raw[0] == raw[-1] and raw[0] in "\"'" and raw[1:-1].endswith(".shader") and "\n" not in raw:
+            self.replace(node, raw[:-len('.shader"')] + ".gdshader" + raw[-1], "shader_extension",
+                         self.rules.cite_prototype("shader-file-extension"), 0.9)
 
     def on_node_path(self, node: ts.Node) -> None:
         raw = text_of(node)

@@ -1,0 +1,107 @@
+"""project.godot for Godot 4: `config_version=5` with `config/features`, renamed settings (the rename
+map's project.godot rows), the renderer, and the input map in Godot 4's fields and key codes.
+
+Godot 4 treats a `config_version=4` file as a project to upgrade, and reads a Godot 3 key event as a
+key with no key, so both are converted; `_global_script_classes` goes (Godot 4 keeps its class list
+in `.godot/`). Each fragment is a section (or the preamble), rewritten on its own lines.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gd_assets.core.receivers import Scope
+from gd_assets.core.rewrite.edits import FragmentRewrite
+from gd_assets.core.rewrite.input_events import convert_events
+from gd_assets.core.rewrite.rules import RewriteRules
+from gd_assets.core.rewrite.text import TextEdits
+
+_SECTION = re.compile(r"^\[([^\]]+)\]\s*$", re.M)
+_KEY = re.compile(r"^([A-Za-z_\"][^=\n]*?)=(.*)$", re.M)
+_RENDERERS = {"GLES2": ("gl_compatibility", "GL Compatibility"), "GLES3": ("forward_plus", "Forward Plus")}
+_STRETCH_MODES = {'"2d"': '"canvas_items"'}
+_GONE = ("_global_script_classes", "_global_script_class_icons")
+
+
+def _value_end(text: str, start: int) -> int:
+    """The end of a setting's value starting at `start`: brackets and strings may run over lines."""
+    depth, in_string, escaped = 0, False, False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if escaped:
+            escaped = False
+        elif in_string and ch == "\\":
+            escaped = True
+        elif ch == '"':
+            in_string = not in_string
+        elif not in_string and ch in "([{":
+            depth += 1
+        elif not in_string and ch in ")]}":
+            depth -= 1
+        elif ch == "\n" and depth <= 0 and not in_string:
+            return i
+    return len(text)
+
+
+def settings(text: str):
+    """(key, key start, value start, value end) of each setting of a section's text."""
+    at = 0
+    while (m := _KEY.search(text, at)) is not None:
+        end = _value_end(text, m.start(2))
+        yield m.group(1).strip(), m.start(1), m.start(2), end
+        at = max(end, m.end(1)) + 1
+
+
+def rewrite_project_godot(kind: str, text: str, start_line: int, rules: RewriteRules,
+                          scope: Scope | None = None) -> FragmentRewrite:
+    """One section (or the preamble) of project.godot."""
+    ed = TextEdits(text, start_line)
+    head = _SECTION.search(text)
+    section = head.group(1) if head else ""
+    version_cite = rules.cite_prototype("project-godot-config-version")
+    for key, a, v, end in settings(text):
+        value = text[v:end]
+        if section == "" and key == "config_version" and value.strip() in ("3", "4"):
+            ed.replace(v, end, "5", "config_version", version_cite, 0.95)
+        elif section == "" and key in _GONE:
+            ed.delete_lines(a, end, "global_script_classes", rules.cite_prototype("project-godot-global-script-classes"))
+        elif section == "application" and key == "config/features":
+            continue
+        elif section == "rendering" and key == "quality/driver/driver_name" and value.strip().strip('"') in _RENDERERS:
+            method = _RENDERERS[value.strip().strip('"')][0]
+            ed.replace(a, end, f'renderer/rendering_method="{method}"\nrenderer/rendering_method.mobile="{method}"',
+                       "renderer", rules.cite_prototype("project-godot-window-size"), 0.9)
+        elif section == "rendering" and key == "quality/driver/fallback_to_gles2":
+            ed.delete_lines(a, end, "renderer", rules.cite_prototype("project-godot-window-size"), 0.9)
+        elif section == "input":
+            godot3 = scope is None or scope.engine_version() != "4"
+            for x, y, new, rule, cite in convert_events(text, v, end, rules, godot3):
+                ed.replace(x, y, new, rule, cite, 0.9)
+        else:
+            _renamed(ed, rules, section, key, a, v, end)
+    if section == "application" and "config/features=" not in text:
+        ed.insert(len(text.rstrip()), "\n" + features(rules, scope), "config_features", version_cite, 0.9)
+    return ed.result()
+
+
+def features(rules: RewriteRules, scope: Scope | None) -> str:
+    """`config/features` as the Godot 4 editor writes it: the release the corpus documents and the renderer."""
+    names = [rules.godot4_release]
+    renderer = scope.context.renderers.get(scope.root) if scope is not None else None
+    names.append(_RENDERERS.get(renderer or "GLES3", _RENDERERS["GLES3"])[1])
+    return "config/features=PackedStringArray(" + ", ".join(f'"{n}"' for n in names) + ")"
+
+
+def _renamed(ed: TextEdits, rules: RewriteRules, section: str, key: str, a: int, v: int, end: int) -> None:
+    """A setting the rename map renames (its key within the section, or its full path), and the values
+    whose type changed with it (v-sync became a mode; the "2d" stretch mode became "canvas_items")."""
+    row = next(iter(rules.renames.get(("project_godot", key), [])), None) or next(
+        iter(rules.renames.get(("project_setting", f"{section}/{key}"), [])), None)
+    value = ed.text[v:end].strip()
+    if row is not None and not row.ambiguous:
+        new = row.new.split("/", 1)[1] if row.new.startswith(section + "/") else row.new
+        ed.replace(a, a + len(key), new, "setting_rename", row.cite(), 0.9)
+        if new.endswith("vsync_mode") and value in ("true", "false"):
+            ed.replace(v, end, "1" if value == "true" else "0", "setting_value", row.cite(), 0.9)
+    elif section == "display" and key == "window/stretch/mode" and value in _STRETCH_MODES:
+        ed.replace(v, end, _STRETCH_MODES[value], "setting_value", rules.cite_prototype("project-godot-window-size"), 0.9)

@@ -1,0 +1,366 @@
+"""Scenes and resources for Godot 4, block by block: the text format, class and property names, and
+values whose meaning changed.
+
+`format=2` becomes `format=3` with string resource ids (`ExtResource("1")`); node and resource types
+take their Godot 4 class; each property is read on its class through inheritance (`core/properties.py`).
+One Godot 4 still reads stays; one it would drop is renamed or converted by the corpus row that says
+how (the rename map, the scene-property rows of `api_mapping`, `label_prototypes`); what no row covers
+is left to people with the node path and the reason. Input events, `Pool*Array` values and shader code
+inside a block are converted as in project.godot and `.gdshader` files.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gd_assets.core import properties
+from gd_assets.core.receivers import Scope, is_project
+from gd_assets.core.rewrite.edits import FragmentRewrite
+from gd_assets.core.rewrite.input_events import JOY_BUTTONS, convert_events
+from gd_assets.core.rewrite.rules import PAUSE_TO_PROCESS, RewriteRules, SceneProperty
+from gd_assets.core.rewrite.shaders import convert_shader_code
+from gd_assets.core.rewrite.text import TextEdits
+from gd_assets.core.scene_text import Entry, code_spans, parse_block
+
+_REF = re.compile(r"\b(ExtResource|SubResource)\(\s*(\d+)\s*\)")
+_BUILTIN = re.compile(r"\b(PoolByteArray|PoolColorArray|PoolIntArray|PoolRealArray|PoolStringArray|PoolVector2Array|"
+                      r"PoolVector3Array|Transform|Quat)\(")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d*)?(?:e[-+]?\d+)?")
+_SHADER_PATH = re.compile(r'(res://[^"]*?|[^"/:]+?)\.shader(?=")')
+# Classes whose Godot 4 successor needs a property to behave as they did (the class rename row's comment).
+_CLASS_EXTRAS = {"YSort": "y_sort_enabled = true", "ToolButton": "flat = true"}
+_NO_RENAME = ("File", "Directory", "Tween")
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if x == int(x) and abs(x) < 1e15 else repr(round(x, 6))
+
+
+class SceneRewriter:
+    """One block of a `.tscn`/`.tres`."""
+
+    def __init__(self, text: str, start_line: int, rules: RewriteRules, scope: Scope | None):
+        self.block = parse_block(text)
+        self.ed = TextEdits(text, start_line)
+        self.rules = rules
+        self.surface = rules.surface
+        self.scope = scope
+        self.cls: str | None = None
+        # a value that means something else in Godot 4 is converted only in a Godot 3 project
+        self.godot3 = scope is None or scope.engine_version() != "4"
+
+    # -- where ------------------------------------------------------------------------------------
+
+    def where(self) -> str:
+        b = self.block
+        if b.tag == "node":
+            return f"node `{b.node_path}`"
+        if b.tag == "sub_resource":
+            return f"sub-resource {b.attr('id')}"
+        return f"`[{b.tag}]`" if b.tag else "this block"
+
+    def _context_type(self) -> str | None:
+        if self.scope is None:
+            return None
+        ctx, path = self.scope.context, self.scope.path
+        if self.block.tag == "node":
+            return ctx.node_type_in_scene(path, self.block.node_path or ".")
+        if self.block.tag == "resource":
+            return ctx.node_type_in_scene(path, "[resource]")
+        return None
+
+    def _script_members(self) -> frozenset[str]:
+        if self.scope is None or self.block.tag != "node":
+            return frozenset()
+        script = self.scope.context.scene_scripts.get((self.scope.path, self.block.node_path or "."))
+        names: set[str] = set()
+        seen = set()
+        while script and script not in seen and script in self.scope.context.scripts:
+            seen.add(script)
+            found = self.scope.context.scripts[script]
+            names.update(found.members)
+            owner = Scope(self.scope.context, found.scope, self.scope.engine)
+            parent = owner.resolve(found.extends) if found.extends else ""
+            script = parent[len("project:"):] if is_project(parent) else None
+        return frozenset(names)
+
+    # -- the header -------------------------------------------------------------------------------
+
+    def header(self) -> None:
+        b, ed = self.block, self.ed
+        if b.header is None:
+            return
+        if b.tag in ("gd_scene", "gd_resource") and b.attr("format") in ("1", "2"):
+            _, a, z = b.attrs["format"]
+            ed.replace(a, z, "3", "scene_format", self.rules.cite_prototype("tscn-format-2-to-3"), 0.95)
+        if "id" in b.attrs and b.tag in ("ext_resource", "sub_resource"):
+            raw, a, z = b.attrs["id"]
+            if raw.isdigit():
+                ed.replace(a, z, f'"{raw}"', "resource_id", self.rules.cite_prototype("tscn-format-2-to-3"), 0.95)
+        if "instance" in b.attrs:
+            self._refs(b.attrs["instance"][1], b.attrs["instance"][2])
+        if "path" in b.attrs:
+            raw, a, z = b.attrs["path"]
+            if raw.endswith('.shader"'):
+                ed.replace(z - len('.shader"'), z, '.gdshader"', "shader_extension",
+                           self.rules.cite_prototype("shader-file-extension"), 0.95)
+        typed = b.attr("type")
+        if typed and b.tag in ("node", "sub_resource", "ext_resource", "gd_resource"):
+            self._class(typed)
+        if b.tag in ("node", "sub_resource"):
+            self.cls = typed or self._context_type()
+        elif b.tag == "resource":
+            self.cls = self._context_type()
+        if b.tag == "connection":
+            self._connection()
+
+    def _class(self, name: str) -> None:
+        b, ed = self.block, self.ed
+        row = self.rules.class_rename(name)
+        if row is None or name in _NO_RENAME or (self.scope is not None and is_project(self.scope.class_type(name) or "")):
+            if name == "Tween" and b.tag == "node":
+                ed.manual_item(*b.header, "tween", f"Tween node `{b.node_path}`",
+                               "Godot 4 has no Tween node (a Tween is made with `create_tween()`): the scripts "
+                               "using it and this node need rewriting together", [self.rules.cite("tween")])
+            return
+        _, a, z = b.attrs["type"]
+        ed.replace(a + 1, z - 1, row.new, "class_rename", row.cite(), 0.95)
+        extra = _CLASS_EXTRAS.get(name)
+        if extra and b.tag == "node" and not b.entry(extra.split(" ")[0]):
+            ed.insert(b.header[1], "\n" + extra, "class_rename", row.cite(), 0.9)
+
+    def _connection(self) -> None:
+        b = self.block
+        signal, origin = b.attr("signal"), b.attr("from")
+        if not signal or origin is None or self.scope is None:
+            return
+        cls = self.scope.context.node_type_in_scene(self.scope.path, origin)
+        if not cls:
+            return
+        row = self.rules.member_rename("signal", signal, cls)
+        if row is not None:
+            _, a, z = b.attrs["signal"]
+            self.ed.replace(a + 1, z - 1, row.new, "signal_rename", row.cite(), 0.9)
+
+    # -- values -----------------------------------------------------------------------------------
+
+    def _refs(self, start: int, end: int) -> None:
+        text = self.block.text
+        for a, z in code_spans(text, start, end):
+            for m in _REF.finditer(text, a, z):
+                self.ed.replace(m.start(), m.end(), f'{m.group(1)}("{m.group(2)}")', "resource_id",
+                                self.rules.cite_prototype("tscn-format-2-to-3"), 0.95)
+            for m in _BUILTIN.finditer(text, a, z):
+                row = self.rules.class_rename(m.group(1))
+                if row is not None:
+                    self.ed.replace(m.start(1), m.end(1), row.new, "builtin_type_rename", row.cite(), 0.95)
+
+    def values(self, entry: Entry) -> None:
+        text = self.block.text
+        self._refs(entry.value_start, entry.end)
+        for a, z, new, rule, cite in convert_events(text, entry.value_start, entry.end, self.rules, self.godot3):
+            self.ed.replace(a, z, new, rule, cite, 0.9)
+        if entry.name == "code" and self.cls in ("Shader", "VisualShader") and text[entry.value_start] == '"':
+            for a, z, new, rule, cite in convert_shader_code(text, entry.value_start + 1, entry.end - 1, self.rules):
+                self.ed.replace(a, z, new, rule, cite, 0.9)
+        if entry.name in ("resource_path", "path") and '.shader"' in self.block.value(entry):
+            m = _SHADER_PATH.search(text, entry.value_start, entry.end)
+            if m:
+                self.ed.replace(m.end(1), m.end(), ".gdshader", "shader_extension",
+                                self.rules.cite_prototype("shader-file-extension"), 0.9)
+
+    # -- properties -------------------------------------------------------------------------------
+
+    def property(self, entry: Entry, members: frozenset[str]) -> None:
+        cls, name = self.cls, entry.name
+        found = properties.status(self.surface, cls, name, members)
+        row = self.rules.scene_property(cls, name) if cls else None
+        if found.state == "kept":
+            if row is not None and row.rule and row.new == name and self.godot3:  # Godot 4 reads the value otherwise
+                self.convert(entry, row)
+            return
+        if found.state != "godot3":
+            return
+        if row is not None:
+            self.convert(entry, row)
+        elif name == properties.EDITOR_META:
+            self._meta(entry)
+        elif name.startswith(tuple(properties.GODOT3_PREFIXES)):
+            self._dynamic(entry)
+        else:
+            renamed = self.rules.member_rename("property", name, cls)
+            cls4 = self.rules.in4(cls) if cls else None
+            if renamed is not None and cls4 and properties.has_property(self.surface, "4", cls4, renamed.new):
+                self.ed.replace(entry.start, entry.start + len(name), renamed.new, "property_rename", renamed.cite())
+                if name == "pause_mode":
+                    self._pause_mode(entry)
+            else:
+                self.dropped(entry, found.reason)
+
+    def dropped(self, entry: Entry, why: str) -> None:
+        value = self.block.value(entry).strip()
+        self.ed.manual_item(entry.start, entry.end, "scene_property",
+                            f"`{entry.name} = {value[:60]}` of {self.where()} ({self.cls})",
+                            f"Godot 4 drops it when loading the scene: {why}; no corpus row says what it becomes",
+                            [self.rules.cite_doc(self.cls, entry.name)])
+
+    def _pause_mode(self, entry: Entry) -> None:
+        value = self.block.value(entry).strip()
+        new = PAUSE_TO_PROCESS.get(value)
+        if new is not None:
+            self.ed.replace(entry.value_start, entry.end, new, "pause_mode_value", self.rules.cite("pause_mode"))
+
+    def _dynamic(self, entry: Entry) -> None:
+        name = entry.name
+        prefix = next(p for p in properties.GODOT3_PREFIXES if name.startswith(p))
+        new = properties.GODOT3_PREFIXES[prefix] + name[len(prefix):]
+        if prefix.startswith("custom_"):
+            row = next(iter(self.rules.renames.get(("theme_override", prefix), [])), None)
+            renamed = next(iter(self.rules.renames.get(("theme_override", new), [])), None)
+            if renamed is not None:
+                new, row = renamed.new, renamed
+            group, item = properties.theme_prefix(new)
+            cls4 = self.rules.in4(self.cls) if self.cls else None
+            if cls4 is None or not properties.has_theme_item(self.surface, "4", cls4, group, item):
+                self.dropped(entry, f"Godot 4's `{cls4}` has no theme item `{item}` to override")
+                return
+            cite = row.cite() if row else self.rules.cite_prototype("tscn-custom-overrides-to-theme-overrides")
+        else:
+            cite = self.rules.cite_prototype("tscn-dynamic-properties")
+        self.ed.replace(entry.start, entry.start + len(name), new, "property_rename", cite, 0.9)
+
+    def _meta(self, entry: Entry) -> None:
+        """`__meta__ = { "_edit_lock_": true }` -> `metadata/_edit_lock_ = true`, one line a key."""
+        pairs = re.findall(r'"([^"\\]+)":\s*([^,{}]+?)\s*(?:,|\}\s*$)', self.block.value(entry).strip())
+        if not pairs:
+            self.ed.delete_lines(entry.start, entry.end, "editor_metadata", self.rules.cite_prototype("tscn-dynamic-properties"))
+            return
+        new = "\n".join(f"metadata/{k} = {v}" for k, v in pairs)
+        self.ed.replace(entry.start, entry.end, new, "editor_metadata", self.rules.cite_prototype("tscn-dynamic-properties"))
+
+    # -- converting a value by its row --------------------------------------------------------------
+
+    def convert(self, entry: Entry, row: SceneProperty) -> None:
+        b, ed = self.block, self.ed
+        value = b.value(entry).strip()
+        rule, arg = row.rule.partition(":")[::2]
+        cite = row.cite()
+
+        def rename() -> None:
+            if row.new and row.new != entry.name:
+                ed.replace(entry.start, entry.start + len(entry.name), row.new, "property_rename", cite)
+
+        def set_value(new: str) -> None:
+            ed.replace(entry.value_start, entry.end, new, "property_value", cite, 0.85)
+
+        if rule == "":
+            rename()
+        elif rule == "drop":
+            ed.delete_lines(entry.start, entry.end, "property_dropped", cite, 0.9)
+        elif rule == "manual":
+            ed.manual_item(entry.start, entry.end, "scene_property", f"`{entry.name} = {value[:60]}` of {self.where()} "
+                           f"({self.cls})", arg or row.title, [cite])
+        elif rule in ("double", "reciprocal"):
+            numbers = list(_NUMBER.finditer(value))
+            if not numbers or (rule == "reciprocal" and any(_number(m.group()) == 0 for m in numbers)):
+                self.dropped(entry, row.title)
+                return
+            scale = (lambda x: 2 * x) if rule == "double" else (lambda x: 1 / x)
+            new = _NUMBER.sub(lambda m: _fmt(scale(float(m.group()))), value)
+            rename()
+            set_value(new)
+        elif rule == "not":
+            if value not in ("true", "false"):
+                self.dropped(entry, row.title)
+                return
+            rename()
+            set_value("false" if value == "true" else "true")
+        elif rule == "true_to":
+            if value == "true":
+                rename()
+                set_value(arg)
+            else:
+                ed.delete_lines(entry.start, entry.end, "property_value", cite, 0.9)
+        elif rule == "enum":
+            mapping = dict(pair.split("=") for pair in arg.split(",") if "=" in pair)
+            if value not in mapping:
+                self.dropped(entry, f"{row.title}; value {value} has no Godot 4 equivalent")
+                return
+            rename()
+            set_value(mapping[value])
+        elif rule == "plus_radius":
+            radius_entry = b.entry("radius")
+            radius = _number(b.value(radius_entry).strip()) if radius_entry else _number(arg)
+            height = _number(value)
+            if radius is None or height is None:
+                self.dropped(entry, row.title)
+                return
+            rename()
+            set_value(_fmt(height + 2 * radius))
+        elif rule == "min_max":
+            random_entry = b.entry(arg) if arg else None
+            r = _number(b.value(random_entry).strip()) if random_entry else 0.0
+            v = _number(value)
+            if v is None or r is None:
+                self.dropped(entry, row.title)
+                return
+            ed.replace(entry.start, entry.end, f"{row.new}_min = {_fmt(v * (1 - r))}\n{row.new}_max = {_fmt(v)}",
+                       "property_value", cite, 0.8)
+        elif rule == "merged":  # folded into another property's conversion (`*_random` into `*_min`)
+            ed.delete_lines(entry.start, entry.end, "property_value", cite, 0.8)
+        elif rule == "autoplay":
+            if value == "true":
+                animation = b.entry("animation")
+                name = b.value(animation).strip() if animation else '"default"'
+                ed.replace(entry.start, entry.end, f"autoplay = {name}", "property_value", cite, 0.85)
+            else:
+                ed.delete_lines(entry.start, entry.end, "property_value", cite, 0.9)
+        elif rule == "rigid_mode":
+            new = {"0": "", "1": "freeze = true\nfreeze_mode = 0", "2": "lock_rotation = true",
+                   "3": "freeze = true\nfreeze_mode = 1"}.get(value)
+            if new is None:
+                self.dropped(entry, row.title)
+            elif new:
+                ed.replace(entry.start, entry.end, new, "property_value", cite, 0.85)
+            else:
+                ed.delete_lines(entry.start, entry.end, "property_value", cite, 0.9)
+        elif rule == "key_code":
+            if not value.isdigit():
+                self.dropped(entry, row.title)
+                return
+            rename()
+            set_value(str(self.rules.key_code(int(value))))
+        elif rule == "joy_button" and not self.godot3:
+            return
+        elif rule == "joy_button":
+            if not value.isdigit() or int(value) >= len(JOY_BUTTONS) or JOY_BUTTONS[int(value)] < 0:
+                self.dropped(entry, f"{row.title}; Godot 3 button {value} is a trigger axis in Godot 4")
+                return
+            set_value(str(JOY_BUTTONS[int(value)]))
+        elif rule == "bbcode":
+            rename()
+            plain = b.entry("text")
+            if plain is not None:
+                ed.delete_lines(plain.start, plain.end, "property_value", cite, 0.9)
+        else:
+            self.dropped(entry, row.title)
+
+    def run(self, kind: str) -> FragmentRewrite:
+        self.header()
+        members = self._script_members()
+        for entry in self.block.entries:
+            self.values(entry)
+            self.property(entry, members)
+        return self.ed.result()
+
+
+def rewrite_scene(kind: str, text: str, start_line: int, rules: RewriteRules, scope: Scope | None) -> FragmentRewrite:
+    """The Godot 4 text of one `.tscn`/`.tres` block starting at file line `start_line`."""
+    return SceneRewriter(text, start_line, rules, scope).run(kind)

@@ -1,0 +1,150 @@
+"""The rewrite of what is not GDScript: scenes and resources, project.godot, shaders, and what the judge
+still finds after it (closure). Real Godot 3 text, read in its project, against the built corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+
+from gd_assets.core.judges.evidence import EvidenceJudge
+from gd_assets.core.project_context import build_context
+from gd_assets.core.receivers import Scope
+from gd_assets.core.rewrite import apply_edits, load_rules, rewrite_fragment
+from gd_assets.core.rewrite.closure import residual
+from gd_assets.core.slicing import slice_file
+
+KINDS = {".gd": "gdscript", ".tscn": "scene", ".godot": "project", ".tres": "resource", ".shader": "shader",
+         ".gdshader": "shader"}
+GAME = {p.name: p.read_text() for p in (FIXTURES / "godot3_game").iterdir()}
+
+
+@pytest.fixture(scope="module")
+def rules(corpus_home):
+    return load_rules(str(corpus_home / "corpora.duckdb"))
+
+
+def rewrite(rules, files: dict[str, str], path: str, closure: bool = False):
+    """The file's new text, its edits and its manual items, every fragment rewritten in the project."""
+    context = build_context([{"path": p, "kind": KINDS[Path(p).suffix], "text": t} for p, t in files.items()])
+    judge = EvidenceJudge(surface=rules.surface)
+    edits, manual = [], []
+    kind = KINDS[Path(path).suffix]
+    for frag in slice_file(path, kind, files[path]):
+        scope = Scope.of(context, path, frag.symbol, rules.surface)
+        result = rewrite_fragment(frag.kind, frag.text, frag.start_line, kind, scope, rules)
+        if closure:
+            row = {"key": f"p/{path}::{frag.symbol}", "path": path, "start_line": frag.start_line,
+                   "end_line": frag.end_line, "kind": frag.kind, "file_kind": kind, "text": frag.text}
+            left = residual(row, result, scope, judge)
+            result.manual += [left] if left else []
+        edits += result.edits
+        manual += result.manual
+    return apply_edits(files[path], edits), edits, manual
+
+
+def test_a_godot_3_scene_becomes_format_3_with_godot_4_properties(rules):
+    new, edits, manual = rewrite(rules, GAME, "main.tscn")
+    assert new.startswith("[gd_scene load_steps=5 format=3]")
+    assert '[ext_resource path="res://glow.gdshader" type="Shader" id="1"]' in new
+    assert 'shader = ExtResource("1")\nshader_parameter/tint = Color( 1, 0.5, 0, 1 )' in new
+    assert "size = Vector2( 32, 16 )" in new                              # extents were half the size
+    assert "offset_right = -40.0" in new and "custom_minimum_size = Vector2( 320, 180 )" in new
+    assert "metadata/_edit_use_anchors_ = false" in new and "__meta__" not in new
+    assert "theme_override_colors/font_color = Color( 1, 1, 0, 1 )" in new
+    assert "horizontal_alignment = 1\nvertical_alignment = 1" in new
+    assert "enabled = true\nzoom = Vector2( 0.5, 0.5 )" in new            # Godot 4 inverted the zoom
+    assert "margin_" not in new and "rect_" not in new and not manual
+    cited = {e.rule: e.evidence for e in edits}
+    assert cited["scene_format"]["id"] == "proto:tscn-format-2-to-3"
+    assert cited["property_rename"]["table"] == "api_mapping"
+    assert all(e.evidence for e in edits), [e for e in edits if not e.evidence]
+
+
+def test_properties_are_read_on_their_class_through_inheritance_and_instances(rules):
+    hud = '[gd_scene format=2]\n\n[node name="Hud" type="MarginContainer"]\n'
+    scene = ('[gd_scene load_steps=2 format=2]\n\n[ext_resource path="res://hud.tscn" type="PackedScene" id=1]\n\n'
+             '[node name="Root" type="Node2D"]\n\n[node name="Hud" parent="." instance=ExtResource( 1 )]\n'
+             'margin_left = 8.0\ncustom_constants/margin_top = 4\n\n'
+             '[node name="Box" type="NinePatchRect" parent="."]\npatch_margin_left = 3\n\n'
+             '[node name="Sprite" type="Sprite" parent="."]\nmargin_left = 1.0\nframes = 2\n')
+    new, _, manual = rewrite(rules, {"project.godot": "config_version=4\n", "hud.tscn": hud, "a.tscn": scene},
+                             "a.tscn")
+    assert '[node name="Hud" parent="." instance=ExtResource("1")]\noffset_left = 8.0' in new  # a Control
+    assert "theme_override_constants/margin_top = 4" in new               # a MarginContainer's own constant
+    assert "patch_margin_left = 3" in new                                 # Godot 4 still has it
+    assert 'type="Sprite2D"' in new and "hframes" not in new
+    # `margin_left` on a Sprite is no Godot 3 property: not the Control rename, and not judged
+    assert "\nmargin_left = 1.0\nframes = 2" in new and not manual
+
+
+def test_what_no_row_converts_is_left_to_people_with_the_node_and_the_reason(rules):
+    scene = ('[gd_scene format=2]\n\n[node name="Body" type="RigidBody2D"]\nmode = 1\nfriction = 0.2\n\n'
+             '[node name="Fade" type="Tween" parent="."]\n')
+    new, _, manual = rewrite(rules, {"project.godot": "config_version=4\n", "b.tscn": scene}, "b.tscn")
+    assert "freeze = true\nfreeze_mode = 0" in new
+    [friction, tween] = sorted(manual, key=lambda m: m.start_line)
+    assert friction.kind == "scene_property" and "node `.`" in friction.what and "friction" in friction.what
+    assert "Godot 4 drops it" in friction.why and friction.evidence[0]["id"] == "docs:3:RigidBody2D.property.friction"
+    assert tween.kind == "tween" and "Fade" in tween.what
+
+
+def test_project_godot_becomes_a_godot_4_project_with_its_input_map(rules):
+    new, edits, _ = rewrite(rules, GAME, "project.godot")
+    assert "\nconfig_version=5\n" in new and "_global_script_class" not in new
+    assert 'config/features=PackedStringArray("4.6", "GL Compatibility")' in new
+    assert 'renderer/rendering_method="gl_compatibility"' in new and "driver_name" not in new
+    assert "window/size/viewport_width=640" in new and 'window/stretch/mode="canvas_items"' in new
+    assert '"keycode":32,' in new and '"keycode":4194305,' in new and "scancode" not in new  # Space, Escape
+    assert '"ctrl_pressed":false' in new and '"command"' not in new
+    assert '"button_index":6,' in new                                     # Godot 3 Start (11) is 6
+    assert 'Object(InputEventJoypadMotion,"resource_local_to_scene":false,"resource_name":"","device":0,' \
+           '"axis":5,"axis_value":1.0,"script":null)' in new              # the right trigger became an axis
+    assert {e.evidence["id"] for e in edits if e.rule == "input_event"} >= {
+        "proto:project-godot-input-scancode", "proto:project-godot-joypad-buttons-axes"}
+
+
+def test_shaders_get_godot_4_names_and_a_uniform_for_the_screen_texture(rules):
+    files = {**GAME, "two.shader": "shader_type spatial;\nrender_mode depth_draw_alpha_prepass;\n\n"
+             "void vertex() {\n\tVERTEX = (WORLD_MATRIX * vec4(VERTEX, 1.0)).xyz;\n}\n\n"
+             "void fragment() {\n\tALBEDO = texture(SCREEN_TEXTURE, SCREEN_UV).rgb; // SCREEN_TEXTURE\n}\n\n"
+             "void light() {\n\tDIFFUSE_LIGHT = texture(SCREEN_TEXTURE, SCREEN_UV).rgb;\n}\n"}
+    glow, _, _ = rewrite(rules, files, "glow.shader")
+    assert "uniform vec4 tint : source_color = vec4(1.0);" in glow
+    assert glow.count("hint_screen_texture") == 1 and "texture(screen_texture, SCREEN_UV)" in glow
+    two, _, _ = rewrite(rules, files, "two.shader")
+    assert "render_mode depth_prepass_alpha;" in two and "MODEL_MATRIX" in two
+    assert two.count("uniform sampler2D screen_texture : hint_screen_texture") == 1  # before fragment(), once
+    assert two.index("uniform sampler2D screen_texture") < two.index("void fragment")
+    assert "// SCREEN_TEXTURE" in two and "SCREEN_TEXTURE," not in two       # comments stay as they are
+    hud, _, _ = rewrite(rules, GAME, "hud.gd")
+    assert 'preload("res://glow.gdshader")' in hud
+
+
+def test_shader_files_are_cut_into_declarations_and_functions():
+    frags = slice_file("a.gdshader", "shader", GAME["glow.shader"])
+    assert [(f.kind, f.symbol, f.start_line, f.end_line) for f in frags] == [
+        ("declaration", "shader_type", 1, 1), ("declaration", "uniform.tint", 3, 3), ("function", "fragment", 5, 8)]
+    unbalanced = slice_file("b.gdshader", "shader", "shader_type spatial;\nvoid fragment() {\n\tALBEDO = vec3(1.0);\n")
+    assert [f.kind for f in unbalanced] == ["block"]       # braces that do not close: cut by blank lines
+
+
+def test_what_the_judge_still_finds_after_the_rewrite_is_a_manual_item(rules):
+    scene = '[gd_scene format=2]\n\n[node name="Body" type="RigidBody2D"]\nweight = 2.0\n'
+    _, _, manual = rewrite(rules, {"project.godot": "config_version=4\n", "c.tscn": scene}, "c.tscn", closure=True)
+    assert [m.kind for m in manual] == ["scene_property"]   # the rewrite said it: no second item
+    code = 'extends Node\n\nfunc _ready():\n\tget_tree().set_input_as_handled()\n'
+    new, _, manual = rewrite(rules, {"project.godot": "config_version=4\n", "d.gd": code}, "d.gd", closure=True)
+    assert "set_input_as_handled" in new      # no rule for it (Godot 4: Viewport.set_input_as_handled)
+    [left] = [m for m in manual if m.kind == "judged_godot3"]
+    assert "SceneTree.set_input_as_handled" in left.why and (left.start_line, left.end_line) == (3, 4)
+
+
+def test_the_rewrite_of_a_rewritten_project_changes_nothing(rules):
+    files = {}
+    for path in GAME:
+        files[path.replace(".shader", ".gdshader")] = rewrite(rules, GAME, path)[0]
+    for path in files:
+        if path != "broken.gd":
+            assert rewrite(rules, files, path)[1] == [], path
