@@ -262,13 +262,23 @@ def scene_property_rows(path: Path = SCENE_PROPERTIES) -> list[dict]:
     """One row per curated scene property: `old` of Godot 3 class `class` becomes `new` by rule `value`."""
     rows, seen = [], set()
     for entry in yaml.safe_load(path.read_text(encoding="utf-8")):
+        if "becomes" in entry:  # a class a scene's node or resource becomes
+            rows.append(_row(
+                id=_unique(f"map:scene:{entry['class']}", seen, entry["becomes"]), old_name=entry["class"],
+                new_name=entry["becomes"], change_kind="renamed", category="class", class_context=None,
+                source="scene_property", ambiguous=False,
+                title=f"{entry['class']} -> {entry['becomes']} (scene node or resource class)",
+                text=f"In a Godot 3 scene or resource, a {entry['class']} becomes a {entry['becomes']} in Godot 4: "
+                     f"{entry['why']}"))
+            continue
         cls, old, new, rule = entry["class"], entry["old"], entry.get("new") or "", entry.get("value", "")
         becomes = f"`{new}`" if new else "nothing"
         how = f" (value: {rule})" if rule else ""
         rows.append(_row(
             id=_unique(f"map:scene:{cls}.{old}", seen, new or "none"), old_name=old, new_name=new or None,
             change_kind="renamed" if new and new != old else "value_changed" if new else "removed",
-            category="property", class_context=cls, new_signature=f"value={rule}" if rule else None,
+            category="property", class_context=cls,
+            new_signature=f"value={rule}" if rule else "stored" if entry.get("stored") else None,
             source="scene_property", ambiguous=False,
             title=f"{cls}.{old} -> {new or 'removed'}{how} (scene property)",
             text=f"In a Godot 3 scene or resource, `{old}` of a {cls} becomes {becomes} in Godot 4{how}: "

@@ -36,6 +36,18 @@ class CorpusSource(dg.ConfigurableResource):
         return resolve(self.source)
 
 
+def curated_sources() -> list[Source]:
+    """The tables curated in this repository, recorded as sources so that the corpus version (which
+    judgements and rewrites carry) changes with them, and api_mapping is rebuilt when its table does."""
+    from corpora_build.label_prototypes import PROTOTYPES_DIR
+
+    files = {"scene_properties": [api_mapping_builder.SCENE_PROPERTIES],
+             "prototypes": sorted(PROTOTYPES_DIR.glob("*.yaml"))}
+    return [Source(name, "curated", "repository", str(paths[0]),
+                   content_hash(*[(p.name, p.read_text(encoding="utf-8")) for p in paths]))
+            for name, paths in files.items()]
+
+
 def read_sources() -> dict[str, Source]:
     with connect(corpora_db_path(), read_only=True) as con:
         rows = con.execute("SELECT name, adapter, version, location, content_hash FROM corpus_sources").fetchall()
@@ -92,7 +104,7 @@ def _table_asset(context: dg.AssetExecutionContext, table: str, names: tuple[str
 
 @dg.asset(group_name=GROUP, description="The Godot sources the corpus is built from, with versions and hashes.")
 def corpus_sources(context: dg.AssetExecutionContext, corpus_source: CorpusSource) -> dg.MaterializeResult:
-    sources = corpus_source.resolve()
+    sources = [*corpus_source.resolve(), *curated_sources()]
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     rows = [{**vars(s), "fetched_at": now} for s in sources]
     with connect(corpora_db_path()) as con:
@@ -116,7 +128,8 @@ def docs_chunks(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
 @dg.asset(group_name=GROUP, deps=[corpus_sources],
           description="Godot 3 -> 4 changes: official rename map, API surface diff, converter syntax rules.")
 def api_mapping(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
-    return _table_asset(context, "api_mapping", ("godot3_classes", "godot4_classes", "rename_map", "converter_rules"),
+    return _table_asset(context, "api_mapping", ("godot3_classes", "godot4_classes", "rename_map", "converter_rules",
+                                                 "scene_properties"),
                         api_mapping_builder.build_api_mapping, "source", "category")
 
 

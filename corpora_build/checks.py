@@ -78,11 +78,15 @@ def api_mapping_names_in_surfaces() -> dg.AssetCheckResult:
 def scene_property_problems(con, surface) -> list[tuple]:
     """Scene-property rows whose Godot 3 name is not a property of their class (or an ancestor) in the 3.x
     reference, or whose Godot 4 name (or its `_min`/`_max` range) is not one of the 4.x class."""
-    rows = con.execute("SELECT id, class_context, old_name, new_name FROM api_mapping "
-                       "WHERE source = 'scene_property' ORDER BY id").fetchall()
-    problems = []
+    rows = con.execute("SELECT id, class_context, old_name, new_name FROM api_mapping WHERE source = "
+                       "'scene_property' AND category = 'property' AND new_signature IS DISTINCT FROM 'stored' "
+                       "ORDER BY id").fetchall()
+    classes = con.execute("SELECT id, old_name, new_name FROM api_mapping WHERE source = 'scene_property' "
+                          "AND category = 'class' ORDER BY id").fetchall()
+    problems = [(rid, f"{old} -> {new}", "", "not a class of both references") for rid, old, new in classes
+                if not (surface.has_class("3", old) and surface.has_class("4", new))]
     for rid, cls, old, new in rows:
-        cls4 = surface.class_renames.get(cls, cls)
+        cls4 = surface.scene_class(cls)
         if surface.owner_of("3", cls, old, ("property",)) is None:
             problems.append((rid, cls, old, "not a Godot 3 property"))
         elif new and not any(surface.owner_of("4", cls4, name, ("property",)) for name in (new, f"{new}_min")):

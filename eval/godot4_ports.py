@@ -73,21 +73,52 @@ def converted(godot: verify.Godot, name: str, source: Path, commit: str) -> Path
     return out
 
 
-def ours(name: str, source: Path, corpus_home: str, label: str) -> Path:
-    """`gd-assets migrate` of the Godot 3 tree into a data home of its own (one per `label`, so two
-    versions of the product can be compared); returns the migrated copy."""
-    data = cache_root() / f"ours-home-{label}"
-    out = cache_root() / "ours" / label / name
-    env = dict(os.environ, GD_ASSETS_HOME=str(data), GD_ASSETS_CORPUS_HOME=corpus_home)
+def cli(label: str, corpus_home: str, *args: str) -> dict:
+    """A `gd-assets ... --json` command in the data home of `label` (one per version compared)."""
+    env = dict(os.environ, GD_ASSETS_HOME=str(cache_root() / f"ours-home-{label}"), GD_ASSETS_CORPUS_HOME=corpus_home)
     env.pop("DAGSTER_HOME", None)
-    done = subprocess.run([sys.executable, "-m", "gd_assets.cli", "migrate", str(source), "--project", name,
-                           "--out", str(out), "--json"], env=env, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "gd_assets.cli", *args, "--json"], env=env, capture_output=True,
+                          text=True)
     if done.returncode:
-        raise SystemExit(f"{name}: gd-assets migrate failed:\n{done.stderr[-3000:]}")
-    facts = json.loads(done.stdout)
+        raise SystemExit(f"gd-assets {' '.join(args)} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout)
+
+
+def ours(name: str, source: Path, corpus_home: str, label: str) -> tuple[Path, dict]:
+    """`gd-assets migrate` of the Godot 3 tree; returns the migrated copy and the migration document."""
+    out = cache_root() / "ours" / label / name
+    facts = cli(label, corpus_home, "migrate", str(source), "--project", name, "--out", str(out))
     print(f"{name}: migrated: {facts['files_changed']} files changed, {len(facts['edits'])} edits, "
           f"{len(facts['manual'])} manual items", file=sys.stderr)
-    return out
+    return out, facts
+
+
+def _text(path: Path) -> str:
+    return path.read_bytes().decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def closure(name: str, source: Path, out: Path, facts: dict, corpus_home: str, label: str) -> dict:
+    """The copy analysed again as a new project: its verdict, and the fragments still judged to need
+    migration that no manual item of the first run covers (line ranges mapped back through the patch)."""
+    first = cli(label, corpus_home, "analyze", str(source), "--project", name)
+    again = cli(label, corpus_home, "analyze", str(out), "--project", f"{name}-copy")
+    manual: dict[str, list[tuple[int, int]]] = {}
+    for m in facts["manual"]:
+        manual.setdefault(m["path"], []).append((m["start_line"], m["end_line"]))
+    back = {new: old for old, new in facts.get("renamed", {}).items()}
+    maps: dict[str, dict[int, int]] = {}
+    uncovered = []
+    flagged = [f for f in again["fragments"] if f["migration_needed"]]
+    for frag in flagged:
+        path = back.get(frag["path"], frag["path"])
+        if path not in maps:
+            maps[path] = verify.line_map(_text(source / path), _text(out / frag["path"]))
+        a, b = maps[path].get(frag["start_line"], 0), maps[path].get(frag["end_line"], 0)
+        if not any(x <= b and a <= y for x, y in manual.get(path, ())):
+            uncovered.append({"key": frag["key"], "path": frag["path"], "lines": [frag["start_line"], frag["end_line"]],
+                              "rationale": frag["rationale"]})
+    return {"verdict_first": first["verdict"], "flagged_first": sum(f["migration_needed"] for f in first["fragments"]),
+            "verdict_copy": again["verdict"], "flagged_copy": len(flagged), "uncovered": uncovered}
 
 
 def figures(report: verify.Report) -> dict:
@@ -132,10 +163,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every figure and problem here")
     parser.add_argument("--skip", action="append", default=[], choices=COLUMNS, help="leave a column out")
     parser.add_argument("--label", default="current", help="names our data home and copies (compare versions)")
+    parser.add_argument("--closure", action="store_true",
+                        help="also analyse our copy again: verdict, and flagged fragments no manual item covers")
     args = parser.parse_args(argv)
     godot = verify.find_godot(args.godot)
     results: dict[str, dict[str, dict]] = {}
     problems: dict[str, dict[str, list]] = {}
+    closures: dict[str, dict] = {}
     for name in args.port or PORTS:
         mirror, ref3, ref4, sub = PORTS[name]
         gd3, gd4 = tree(mirror, ref3, sub), tree(mirror, ref4, sub)
@@ -144,16 +178,32 @@ def main(argv: list[str] | None = None) -> int:
             if column in args.skip:
                 results[name][column] = Counter()
                 continue
-            folder = ours(name, gd3, args.home, args.label) if column == "ours" else \
-                converted(godot, name, gd3, ref3) if column == "converter" else gd4
+            if column == "ours":
+                folder, facts = ours(name, gd3, args.home, args.label)
+                if args.closure:
+                    closures[name] = closure(name, gd3, folder, facts, args.home, args.label)
+                    c = closures[name]
+                    print(f"{name} closure: copy {c['verdict_copy']}, {c['flagged_copy']} flagged, "
+                          f"{len(c['uncovered'])} outside a manual item (first run: {c['flagged_first']} flagged)",
+                          file=sys.stderr)
+            else:
+                folder = converted(godot, name, gd3, ref3) if column == "converter" else gd4
             report = verify.verify(folder, godot)
             results[name][column] = figures(report)
             problems[name][column] = [vars(p) for p in report.problems] + [
                 {"path": p, "kind": "failing", "message": e} for p, e in report.failing.items()]
             print(f"{name} {column}: {results[name][column]}", file=sys.stderr)
     print_table(results)
+    if closures:
+        print("\nclosure (our copy analysed again)      verdict  flagged  outside a manual item  first run flagged")
+        for name, c in closures.items():
+            print(f"  {name:<36} {c['verdict_copy']:>8} {c['flagged_copy']:>8} {len(c['uncovered']):>22} "
+                  f"{c['flagged_first']:>18}")
+        total = sum(c["flagged_first"] for c in closures.values())
+        left = sum(len(c["uncovered"]) for c in closures.values())
+        print(f"  pooled: {left} of {total} first-run flagged fragments ({left / max(total, 1):.1%}) left uncovered")
     if args.json:
-        args.json.write_text(json.dumps({"figures": results, "problems": problems}, indent=1))
+        args.json.write_text(json.dumps({"figures": results, "problems": problems, "closure": closures}, indent=1))
     return 0
 
 

@@ -14,3 +14,6 @@ for project in examples/dodge-godot3 examples/dodge-godot4; do
 done
 # The Godot 4 copy of the Godot 3 example (analysed above, so only the copy is written), and its patch.
 gd-assets migrate examples/dodge-godot3
+# What Godot 4 itself says of that copy, where a Godot 4 is installed (--godot, GODOT4, or godot4 / godot on
+# PATH; ./scripts/install-godot.sh makes one on Debian): without one it says how to point at one.
+gd-assets verify dodge-godot3 || true

@@ -10,10 +10,13 @@ from conftest import shared_path
 
 from corpora_build.api_mapping import build_api_mapping, converter_vectors, syntax_rows
 from corpora_build.bridges import build_bridges
+from corpora_build.checks import scene_property_problems
 from corpora_build.docs_chunks import build_docs_chunks, clean_bbcode
 from corpora_build.schema import frame, upsert
 from corpora_build.sources import Source, resolve
 from corpora_build.sources.files import hash_files
+from gd_assets.core.corpus.surface import load_surface
+from gd_assets.core.duck import connect
 
 
 @pytest.fixture(scope="module")
@@ -193,3 +196,15 @@ def test_dagster_materialises_table_assets_and_refresh_skips(gd_home):
     assert skipped["docs_chunks"].value is True and skipped["api_mapping"].value is True
     assert corpus_stats(corpora_db_path())["tables"] == stats["tables"]
     assert corpus_version(corpora_db_path()) == version != "empty"
+
+
+def test_scene_property_rows_name_real_properties_of_both_references(corpus_home):
+    """Every curated scene-property row: its Godot 3 name is a property of its class in 3.x, its Godot 4
+    name one of the class it becomes in 4.x (what the `scene_properties_in_surfaces` check asserts)."""
+    db = corpus_home / "corpora.duckdb"
+    with connect(db, read_only=True) as con:
+        assert scene_property_problems(con, load_surface(str(db), "test")) == []
+        rows = dict(con.execute("SELECT id, title FROM api_mapping WHERE source = 'scene_property'").fetchall())
+    assert rows["map:scene:Label.align"] == "Label.align -> horizontal_alignment (scene property)"
+    assert rows["map:scene:Camera2D.zoom"] == "Camera2D.zoom -> zoom (value: reciprocal) (scene property)"
+    assert rows["map:scene:DynamicFont"] == "DynamicFont -> FontVariation (scene node or resource class)"

@@ -148,3 +148,34 @@ def test_the_rewrite_of_a_rewritten_project_changes_nothing(rules):
     for path in files:
         if path != "broken.gd":
             assert rewrite(rules, files, path)[1] == [], path
+
+
+def test_animations_windows_fonts_and_materials_get_godot_4_forms(rules):
+    anim = ('[gd_resource type="Animation" format=2]\n\n[resource]\nlength = 1.0\nloop = true\n'
+            'tracks/0/type = "transform"\ntracks/0/path = NodePath("Arm")\ntracks/0/interp = 1\n'
+            'tracks/0/loop_wrap = true\ntracks/0/imported = false\ntracks/0/enabled = true\n'
+            'tracks/0/keys = PoolRealArray( 0, 1, 1, 2, 3, 0, 0, 0, 1, 1, 1, 1 )\n'
+            'tracks/1/type = "value"\ntracks/1/path = NodePath("Arm:visible")\ntracks/1/interp = 1\n'
+            'tracks/1/loop_wrap = true\ntracks/1/imported = false\ntracks/1/enabled = true\n'
+            'tracks/1/keys = {\n"times": PoolRealArray( 0 ),\n"transitions": PoolRealArray( 1 ),\n"update": 1,\n'
+            '"values": [ true ]\n}\n')
+    new, edits, manual = rewrite(rules, {"project.godot": "config_version=4\n", "a.tres": anim}, "a.tres")
+    assert not manual and "loop_mode = 1" in new and '"transform"' not in new
+    assert 'tracks/0/type = "position_3d"' in new and "tracks/0/keys = PackedFloat32Array(0, 1, 1, 2, 3)" in new
+    assert "tracks/1/keys = PackedFloat32Array(0, 1, 0, 0, 0, 1)" in new      # the rotation quaternion
+    assert "tracks/2/keys = PackedFloat32Array(0, 1, 1, 1, 1)" in new         # the scale
+    assert 'tracks/3/type = "value"' in new and '"times": PackedFloat32Array( 0 )' in new
+    assert {e.evidence["id"] for e in edits if e.rule == "animation_tracks"} == {"proto:animation-transform-tracks"}
+
+    scene = ('[gd_scene load_steps=3 format=2]\n\n[ext_resource path="res://font.ttf" type="DynamicFontData" id=1]\n\n'
+             '[sub_resource type="DynamicFont" id=1]\nsize = 24\nfont_data = ExtResource( 1 )\nextra_spacing_top = 2\n\n'
+             '[sub_resource type="OpenSimplexNoise" id=2]\nperiod = 64.0\n\n'
+             '[node name="Root" type="Control"]\n\n'
+             '[node name="Dialog" type="AcceptDialog" parent="."]\nmargin_left = 100.0\nmargin_top = 50.0\n'
+             'margin_right = 400.0\nmargin_bottom = 250.0\nwindow_title = "Hello"\n')
+    new, _, manual = rewrite(rules, {"project.godot": "config_version=4\n", "s.tscn": scene}, "s.tscn")
+    assert '[ext_resource path="res://font.ttf" type="FontFile" id="1"]' in new
+    assert '[sub_resource type="FontVariation" id="1"]' in new and 'base_font = ExtResource("1")' in new
+    assert "spacing_top = 2" in new and "frequency = 0.015625" in new
+    assert "position = Vector2i(100, 50)\nsize = Vector2i(300, 200)\ntitle = \"Hello\"" in new
+    assert [m.what.split(" = ")[0] for m in manual] == ["`size"]                # the font size moves to the theme

@@ -119,10 +119,13 @@ def test_dropped_properties_are_counted_on_the_nodes_godot_4_builds(godot4, tmp_
     project.mkdir()
     (project / "project.godot").write_text("config_version=5\n\n[application]\n\nconfig/name=\"P\"\n")
     (project / "ui.tscn").write_text(
-        '[gd_scene format=3]\n\n[node name="UI" type="Control"]\nmargin_left = 4.0\noffset_top = 2.0\n'
-        'rect_min_size = Vector2(1, 1)\n\n[node name="Label" type="Label" parent="."]\nalign = 1\ntext = "x"\n')
+        '[gd_scene format=3]\n\n[sub_resource type="StyleBoxTexture" id="1"]\nmargin_left = 2.0\n'
+        'texture_margin_top = 2.0\n\n[node name="UI" type="Control"]\nmargin_left = 4.0\noffset_top = 2.0\n'
+        'rect_min_size = Vector2(1, 1)\n\n[node name="Label" type="Label" parent="."]\nalign = 1\ntext = "x"\n'
+        'theme_override_styles/normal = SubResource("1")\n')
     report = verify.verify(project, godot4)
-    dropped = sorted(p.property.split("\t")[2] for p in report.problems if p.kind == "property")
+    dropped = sorted(tuple(p.property.split("\t")) for p in report.problems if p.kind == "property")
     # `align` is still read by Godot 4.6 (a compatibility setter): not dropped
-    assert dropped == ["margin_left", "rect_min_size"]
+    assert dropped == [(".", "Control", "margin_left"), (".", "Control", "rect_min_size"),
+                       ("[1]", "StyleBoxTexture", "margin_left")]
     assert report.scenes == 1 and report.scenes_failing == 0

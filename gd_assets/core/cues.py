@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import tree_sitter as ts
 
-from gd_assets.core.receivers import UNKNOWN, Scope, chain_receivers, fragment_locals
+from gd_assets.core.receivers import PROJECT, UNKNOWN, Scope, chain_receivers, fragment_locals
 from gd_assets.core.slicing import parse_gdscript
 
 DEFAULT_REQUEST = (
@@ -431,7 +431,7 @@ def _ini_cues(text: str, cues: _Cues) -> None:
 def _scene_cues(text: str, cues: _Cues) -> None:
     """Header attributes, property names (each with its node's or resource's class as receiver, when
     the header or the project context tells it), value types, and the words of embedded shader code."""
-    cls, node = None, None
+    cls, node, members = None, None, {}
     lines = text.split("\n")
     for number, line in enumerate(lines):
         if line.startswith("["):
@@ -454,17 +454,26 @@ def _scene_cues(text: str, cues: _Cues) -> None:
                     if name in attrs:
                         cues.add(attrs[name].strip('"'), "connection")
             cls, node = _block_class(tag, attrs, cues.scope)
+            members = _script_members(cues.scope, node)
             continue
         match = _KEY.match(line)
         if match and line[:1] not in (" ", "\t"):
             key, value = match.groups()
-            cues.add(key, "property", cls)
+            cues.add(key, "property", members.get(key, cls))
+            if re.match(r"tracks/\d+/type$", key) and value.strip() == '"transform"':
+                cues.add("transform track", "animation_track")
             _value_cues(value, cues)
             if key == "code" and cls in ("Shader", "VisualShader"):
                 for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", "\n".join(lines[number:])):
                     cues.add(word, "shader_word")
         else:
             _value_cues(line, cues)
+
+
+def _script_members(scope: Scope | None, node: str | None) -> dict[str, str]:
+    """What the script attached to a scene node declares (a scene may set it): name -> that script."""
+    script = scope.context.scene_scripts.get((scope.path, node)) if scope is not None and node else None
+    return dict.fromkeys(scope.script_members(script), PROJECT + script) if script else {}
 
 
 def _block_class(tag: str, attrs: dict, scope: Scope | None) -> tuple[str | None, str | None]:

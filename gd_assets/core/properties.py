@@ -73,8 +73,9 @@ def status(surface: Surface, cls: str | None, name: str, script_members: frozens
     if name == EDITOR_META:
         return Status("godot3", "`__meta__` (the Godot 3 editor's metadata; Godot 4 writes `metadata/...`)")
     known = cls is not None and surface.is_class(cls)
-    cls4 = surface.class_renames.get(cls, cls) if known else None
-    if known and surface.has_class("4", cls4) and has_property(surface, "4", cls4, name):
+    cls4 = surface.scene_class(cls) if known else None
+    if known and surface.has_class("4", cls4) and (has_property(surface, "4", cls4, name) or
+                                                    surface.still_stored(cls, name)):
         return KEPT
     if known and has_property(surface, "3", cls, name):
         return Status("godot3", f"`{cls}.{name}` is a Godot 3 property; Godot 4's `{cls4}` has none of that name")

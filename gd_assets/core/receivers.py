@@ -186,6 +186,11 @@ class Scope:
         if type_ != UNKNOWN and not type_.startswith(PROJECT):
             yield None, type_  # an engine class, or one of a module (OTHER)
 
+    def script_members(self, script: str) -> frozenset[str]:
+        """The members that script `script` (a path of the project) and its project ancestors declare."""
+        return frozenset(name for found, _ in self._chain(PROJECT + script) if found is not None
+                         for name in found.members)
+
     def engine_class_of(self, type_: str) -> str | None:
         """The engine class at the end of a type's extends chain (itself for an engine class)."""
         if is_engine(type_):

@@ -12,6 +12,7 @@ extends SceneTree
 const MARK := "@@gd-verify"
 
 var _loaded := {}
+var _names_of := {}  # object -> its property names (an animation can have thousands)
 
 
 func _say(parts: Array) -> void:
@@ -80,24 +81,28 @@ func _check_scene(path: String, res) -> bool:
 	return true
 
 
-func _embedded(obj, seen: Dictionary, out: Dictionary) -> void:
+# The sub-resources a file holds (id -> resource), found through the values of what it loaded; a
+# resource of another file (an ext_resource and what it holds) is not this file's and is not entered.
+func _embedded(obj, path: String, seen: Dictionary, out: Dictionary) -> void:
 	if obj is Resource:
 		if seen.has(obj):
 			return
 		seen[obj] = true
-		var id: String = obj.get_scene_unique_id()
-		if id != "" and not out.has(id):
-			out[id] = obj
+		var own: String = obj.resource_path
+		if own != "" and own != path and not own.begins_with(path + "::"):
+			return
+		if own.begins_with(path + "::"):
+			out[own.get_slice("::", 1)] = obj
 		for p in obj.get_property_list():
 			if p["usage"] & PROPERTY_USAGE_STORAGE:
-				_embedded(obj.get(p["name"]), seen, out)
+				_embedded(obj.get(p["name"]), path, seen, out)
 	elif obj is Array:
 		for v in obj:
-			_embedded(v, seen, out)
+			_embedded(v, path, seen, out)
 	elif obj is Dictionary:
 		for k in obj:
-			_embedded(k, seen, out)
-			_embedded(obj[k], seen, out)
+			_embedded(k, path, seen, out)
+			_embedded(obj[k], path, seen, out)
 
 
 func _resources_of(path: String) -> Dictionary:
@@ -106,14 +111,15 @@ func _resources_of(path: String) -> Dictionary:
 	var out := {}
 	if res == null:
 		return out
+	var seen := {}
 	if res is PackedScene:
 		var state: SceneState = res.get_state()
 		for i in state.get_node_count():
 			for j in state.get_node_property_count(i):
-				_embedded(state.get_node_property_value(i, j), {}, out)
+				_embedded(state.get_node_property_value(i, j), path, seen, out)
 	else:
 		out[""] = res
-		_embedded(res, {}, out)
+		_embedded(res, path, seen, out)
 	return out
 
 
@@ -131,10 +137,14 @@ func _check_subres(path: String, id: String, name: String, value_text: String) -
 	if obj == null:
 		_say(["NORESOURCE", path, id])
 		return
+	if not _names_of.has(obj):
+		_names_of[obj] = _names(obj)
+	if _names_of[obj].has(name):
+		return
 	var text = JSON.parse_string(value_text)
 	var value = str_to_var(text) if text is String else null
 	var known: bool = value != null or text == "null"
-	if not _kept(obj, _names(obj), name, value, known):
+	if not _kept(obj, _names_of[obj], name, value, known):
 		_say(["DROPPED", path, "[%s]" % id, obj.get_class(), name])
 
 

@@ -38,6 +38,7 @@ class Surface:
     constants: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (v, class, constant) -> value
     # scene-property rows: (Godot 3 class, property) -> (Godot 4 property, value rule)
     scene_properties: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    scene_classes: dict[str, str] = field(default_factory=dict)  # a scene's Godot 3 class -> its Godot 4 class
     version: str = ""
 
     def ancestors(self, version: str, cls: str) -> list[str]:
@@ -77,12 +78,20 @@ class Surface:
                 return self.types.get((version, owner, name))
         return None
 
+    def scene_class(self, cls: str) -> str:
+        """The Godot 4 class of a scene's node or resource of Godot 3 class `cls`."""
+        return self.scene_classes.get(cls) or self.class_renames.get(cls, cls)
+
+    def still_stored(self, cls: str, name: str) -> bool:
+        """Whether Godot 4 still stores property `name` of a Godot 3 `cls` undocumented (a scene-property row)."""
+        return any(self.scene_properties.get((c, name)) == (name, "stored") for c in self.ancestors("3", cls))
+
     def value_change(self, cls: str, name: str) -> str | None:
         """The value rule of a scene property Godot 4 kept under its name but reads differently
         (`Camera2D.zoom`: reciprocal), on `cls` or a Godot 3 ancestor."""
         for c in self.ancestors("3", cls):
             new, rule = self.scene_properties.get((c, name), ("", ""))
-            if new == name and rule:
+            if new == name and rule and rule != "stored":
                 return rule
         return None
 
@@ -182,7 +191,9 @@ def load_surface(corpus_db: str, version: str = "") -> Surface:
             "SELECT category, old_name, new_name FROM api_mapping WHERE source = 'rename_map' AND NOT ambiguous"
         ).fetchall()
         scene = con.execute("SELECT class_context, old_name, new_name, new_signature FROM api_mapping "
-                            "WHERE source = 'scene_property'").fetchall()
+                            "WHERE source = 'scene_property' AND category = 'property'").fetchall()
+        scene_classes = con.execute("SELECT old_name, new_name FROM api_mapping WHERE source = 'scene_property' "
+                                    "AND category = 'class'").fetchall()
         ambiguous = con.execute(
             "SELECT old_name, new_name FROM api_mapping WHERE source = 'rename_map' AND ambiguous "
             "AND old_name IS NOT NULL AND new_name IS NOT NULL").fetchall()
@@ -220,6 +231,7 @@ def load_surface(corpus_db: str, version: str = "") -> Surface:
     surface.theme_items = dict(surface.theme_items)
     surface.ambiguous_renames = dict(ambiguous)
     surface.scene_properties = {(c, old): (new or "", (rule or "").removeprefix("value=")) for c, old, new, rule in scene}
+    surface.scene_classes = dict(scene_classes)
     for category, old, new in maps:
         surface.renames[category][old] = new
         if category == "class":

@@ -476,6 +476,9 @@ class EvidenceJudge:
                     out.append(Marker("3", text.split("/", 1)[0], f"property {found.reason}", 0.85))
                 elif changed:
                     out.append(Marker("3", text, f"`{cls}.{text}`: Godot 4 reads its value differently ({changed})", 0.8))
+            elif cue.source == "animation_track":
+                out.append(Marker("3", "transform", "a Godot 3 `transform` animation track (Godot 4 has position, "
+                                  "rotation and scale tracks, and loads no track of an animation holding one)", 0.9))
             elif cue.source == "input_event_key" and text in ("scancode", "physical_scancode"):
                 out.append(Marker("3", "scancode", f"input event `{text}` (Godot 4: `keycode`)", 0.85))
         if any(c.source == "shader_word" for c in item.cues):

@@ -134,6 +134,7 @@ class RewriteRules:
     class_names4: dict[str, str] = field(default_factory=dict)  # Godot 3 class -> Godot 4 class
     scene_properties: dict[tuple[str, str], SceneProperty] = field(default_factory=dict)  # (class, old) -> row
     prototypes: dict[str, str] = field(default_factory=dict)  # prototype slug -> title
+    scene_classes: dict[str, Rename] = field(default_factory=dict)  # a scene's Godot 3 class -> its row
     godot4_release: str = "4.6"  # the Godot 4 the corpus documents (`config/features`)
 
     def cite_prototype(self, slug: str) -> dict | None:
@@ -169,6 +170,10 @@ class RewriteRules:
         row_id = SYNTAX_ROWS.get(key, key)
         title = self.titles.get(row_id)
         return {"table": "api_mapping", "id": row_id, "title": title} if title is not None else None
+
+    def scene_class_rename(self, name: str) -> Rename | None:
+        """The class a scene's node or resource of Godot 3 class `name` becomes: a scene row, else the map's."""
+        return self.scene_classes.get(name) or self.class_rename(name)
 
     def class_rename(self, name: str) -> Rename | None:
         return next(iter(self.renames.get(("class", name), [])), None) or next(
@@ -243,7 +248,9 @@ def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
         cited = con.execute(f"SELECT id, title FROM api_mapping WHERE id IN ({', '.join('?' * len(wanted))})",
                             wanted).fetchall()
         scene = con.execute("SELECT id, title, class_context, old_name, new_name, new_signature FROM api_mapping "
-                            "WHERE source = 'scene_property' ORDER BY id").fetchall()
+                            "WHERE source = 'scene_property' AND category = 'property' ORDER BY id").fetchall()
+        scene_classes = con.execute("SELECT id, title, old_name, new_name FROM api_mapping WHERE source = "
+                                    "'scene_property' AND category = 'class' ORDER BY id").fetchall()
         prototypes = con.execute("SELECT id, title FROM label_prototypes").fetchall()
         keys = con.execute("SELECT godot_version, member_name, signature FROM docs_chunks WHERE class_name = "
                            "'@GlobalScope' AND member_kind = 'constant' AND member_name LIKE 'KEY\\_%' ESCAPE '\\'"
@@ -257,7 +264,9 @@ def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
             rules.class_names4.setdefault(old, new)
     rules.titles.update(dict(cited))
     for row_id, title, cls, old, new, rule in scene:
-        rules.scene_properties[(cls, old)] = SceneProperty(row_id, title, cls, new or "", (rule or "").removeprefix("value="))
+        rule = "" if rule == "stored" else (rule or "").removeprefix("value=")
+        rules.scene_properties[(cls, old)] = SceneProperty(row_id, title, cls, new or "", rule)
+    rules.scene_classes = {old: Rename(row_id, title, new, (), False) for row_id, title, old, new in scene_classes}
     rules.prototypes = {row_id.removeprefix("proto:"): title for row_id, title in prototypes}
     rules.key_codes = _key_codes(keys, rules.renames)
     if release:

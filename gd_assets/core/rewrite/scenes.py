@@ -11,6 +11,7 @@ inside a block are converted as in project.godot and `.gdshader` files.
 
 from __future__ import annotations
 
+import math
 import re
 
 from gd_assets.core import properties
@@ -26,6 +27,7 @@ _REF = re.compile(r"\b(ExtResource|SubResource)\(\s*(\d+)\s*\)")
 _BUILTIN = re.compile(r"\b(PoolByteArray|PoolColorArray|PoolIntArray|PoolRealArray|PoolStringArray|PoolVector2Array|"
                       r"PoolVector3Array|Transform|Quat)\(")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d*)?(?:e[-+]?\d+)?")
+_TRACK = re.compile(r"^tracks/(\d+)/(\w+)$")
 _SHADER_PATH = re.compile(r'(res://[^"]*?|[^"/:]+?)\.shader(?=")')
 # Classes whose Godot 4 successor needs a property to behave as they did (the class rename row's comment).
 _CLASS_EXTRAS = {"YSort": "y_sort_enabled = true", "ToolButton": "flat = true"}
@@ -80,16 +82,7 @@ class SceneRewriter:
         if self.scope is None or self.block.tag != "node":
             return frozenset()
         script = self.scope.context.scene_scripts.get((self.scope.path, self.block.node_path or "."))
-        names: set[str] = set()
-        seen = set()
-        while script and script not in seen and script in self.scope.context.scripts:
-            seen.add(script)
-            found = self.scope.context.scripts[script]
-            names.update(found.members)
-            owner = Scope(self.scope.context, found.scope, self.scope.engine)
-            parent = owner.resolve(found.extends) if found.extends else ""
-            script = parent[len("project:"):] if is_project(parent) else None
-        return frozenset(names)
+        return self.scope.script_members(script) if script else frozenset()
 
     # -- the header -------------------------------------------------------------------------------
 
@@ -123,7 +116,7 @@ class SceneRewriter:
 
     def _class(self, name: str) -> None:
         b, ed = self.block, self.ed
-        row = self.rules.class_rename(name)
+        row = self.rules.scene_class_rename(name)
         if row is None or name in _NO_RENAME or (self.scope is not None and is_project(self.scope.class_type(name) or "")):
             if name == "Tween" and b.tag == "node":
                 ed.manual_item(*b.header, "tween", f"Tween node `{b.node_path}`",
@@ -196,7 +189,7 @@ class SceneRewriter:
             self._dynamic(entry)
         else:
             renamed = self.rules.member_rename("property", name, cls)
-            cls4 = self.rules.in4(cls) if cls else None
+            cls4 = self.surface.scene_class(cls) if cls else None
             if renamed is not None and cls4 and properties.has_property(self.surface, "4", cls4, renamed.new):
                 self.ed.replace(entry.start, entry.start + len(name), renamed.new, "property_rename", renamed.cite())
                 if name == "pause_mode":
@@ -227,7 +220,12 @@ class SceneRewriter:
             if renamed is not None:
                 new, row = renamed.new, renamed
             group, item = properties.theme_prefix(new)
-            cls4 = self.rules.in4(self.cls) if self.cls else None
+            if renamed is None:  # a theme item the map renames as a Theme property (`hseparation`)
+                item_row = next(iter(self.rules.renames.get(("property", item), [])), None)
+                if item_row is not None and "Theme" in item_row.classes:
+                    new, row = group + item_row.new, item_row
+                    item = item_row.new
+            cls4 = self.surface.scene_class(self.cls) if self.cls else None
             if cls4 is None or not properties.has_theme_item(self.surface, "4", cls4, group, item):
                 self.dropped(entry, f"Godot 4's `{cls4}` has no theme item `{item}` to override")
                 return
@@ -331,6 +329,37 @@ class SceneRewriter:
                 ed.replace(entry.start, entry.end, new, "property_value", cite, 0.85)
             else:
                 ed.delete_lines(entry.start, entry.end, "property_value", cite, 0.9)
+        elif rule == "array":
+            rename()
+            set_value(f"[{value}]")
+        elif rule == "false_to":
+            if value == "false":
+                rename()
+                set_value(arg)
+            else:
+                ed.delete_lines(entry.start, entry.end, "property_value", cite, 0.9)
+        elif rule in ("radians", "one_minus"):
+            number = _number(value)
+            if number is None:
+                self.dropped(entry, row.title)
+                return
+            rename()
+            set_value(_fmt(math.radians(number) if rule == "radians" else 1 - number))
+        elif rule == "drop_zero":
+            if _number(value) == 0:
+                ed.delete_lines(entry.start, entry.end, "property_dropped", cite, 0.9)
+            else:
+                self.dropped(entry, row.title)
+        elif rule == "texture_flags":
+            ed.delete_lines(entry.start, entry.end, "property_dropped", cite, 0.85)
+            flags = _number(value)
+            if flags is None or not int(flags) & 4:  # Godot 3's FLAG_FILTER off: drawn nearest
+                ed.manual_item(entry.start, entry.end, "texture_flags", f"`flags = {value}` of {self.where()} "
+                               f"({self.cls}): nearest filtering", "Godot 4 filters a texture where it is drawn: set "
+                               "`texture_filter` to nearest on the CanvasItem (or the project's "
+                               "`rendering/textures/canvas_textures/default_texture_filter` to 0)", [cite])
+        elif rule == "window_rect":
+            self._window_rect(entry, row)
         elif rule == "key_code":
             if not value.isdigit():
                 self.dropped(entry, row.title)
@@ -352,10 +381,94 @@ class SceneRewriter:
         else:
             self.dropped(entry, row.title)
 
+    def _window_rect(self, entry: Entry, row: SceneProperty) -> None:
+        """A Godot 3 Popup's margins as the Godot 4 Window's `position` and `size` (with anchors at 0, the
+        margins are the rectangle); written at the first margin, the others go."""
+        b, ed, cite = self.block, self.ed, row.cite()
+        margins = {side: b.entry(f"margin_{side}") for side in ("left", "top", "right", "bottom")}
+        anchored = any(_number(b.value(e).strip()) not in (0, None) for name in ("left", "top", "right", "bottom")
+                       if (e := b.entry(f"anchor_{name}")) is not None)
+        values = {side: _number(b.value(e).strip()) if e else 0.0 for side, e in margins.items()}
+        if anchored or None in values.values():
+            self.dropped(entry, f"{row.title}; with anchors the rectangle depends on the parent")
+            return
+        if entry is not next(e for e in margins.values() if e is not None):
+            ed.delete_lines(entry.start, entry.end, "window_rect", cite, 0.85)
+            return
+        width, height = values["right"] - values["left"], values["bottom"] - values["top"]
+        lines = []
+        if values["left"] or values["top"]:
+            lines.append(f"position = Vector2i({_fmt(round(values['left']))}, {_fmt(round(values['top']))})")
+        if width > 0 and height > 0:
+            lines.append(f"size = Vector2i({_fmt(round(width))}, {_fmt(round(height))})")
+        if lines:
+            ed.replace(entry.start, entry.end, "\n".join(lines), "window_rect", cite, 0.85)
+        else:
+            ed.delete_lines(entry.start, entry.end, "window_rect", cite, 0.85)
+
+    def godot4_value(self, value: str) -> str:
+        """A value's text with Godot 4's resource ids and built-in type names (strings left as they are)."""
+        def builtin(m: re.Match) -> str:
+            row = self.rules.class_rename(m.group(1))
+            return f"{row.new if row else m.group(1)}("
+
+        out, at = [], 0
+        for a, z in code_spans(value, 0, len(value)):
+            part = _BUILTIN.sub(builtin, _REF.sub(lambda m: f'{m.group(1)}("{m.group(2)}")', value[a:z]))
+            out += [value[at:a], part]
+            at = z
+        return "".join(out) + value[at:]
+
+    def transform_tracks(self) -> set[int]:
+        """An Animation's Godot 3 `transform` tracks as Godot 4's position, rotation and scale tracks
+        (a key was time, transition, location, rotation quaternion, scale: 12 numbers), every track
+        renumbered; Godot 4 loads no track of an animation that has a transform track. Returns the
+        offsets of the entries it rewrote."""
+        b = self.block
+        tracks: dict[int, dict[str, Entry]] = {}
+        for e in b.entries:
+            m = _TRACK.match(e.name)
+            if m:
+                tracks.setdefault(int(m.group(1)), {})[m.group(2)] = e
+        if not any(b.value(t["type"]).strip() == '"transform"' for t in tracks.values() if "type" in t):
+            return set()
+        entries = [e for t in tracks.values() for e in t.values()]
+        first, last = min(e.start for e in entries), max(e.end for e in entries)
+        cite = self.rules.cite_prototype("animation-transform-tracks")
+        if any(first <= e.start < last and not _TRACK.match(e.name) for e in b.entries):
+            self.ed.manual_item(first, last, "animation", f"transform tracks of {self.where()}",
+                                "the tracks are interleaved with other properties: convert them by hand", [cite])
+            return set()
+        lines, n = [], 0
+        for index in sorted(tracks):
+            t = {k: b.value(e).strip() for k, e in tracks[index].items()}
+            if t.get("type") != '"transform"':
+                lines += [f"tracks/{n}/{k} = {self.godot4_value(v)}" for k, v in t.items()]
+                n += 1
+                continue
+            numbers = re.findall(r"[-+\d.eE]+(?:e[-+]?\d+)?", t.get("keys", "").split("(", 1)[-1]) if "(" in \
+                t.get("keys", "") else []
+            if not numbers or len(numbers) % 12:
+                self.ed.manual_item(first, last, "animation", f"transform track {index} of {self.where()}",
+                                    "its keys are not the 12 numbers a Godot 3 transform key has", [cite])
+                return set()
+            keys = [numbers[i:i + 12] for i in range(0, len(numbers), 12)]
+            for kind, part in (("position_3d", slice(2, 5)), ("rotation_3d", slice(5, 9)), ("scale_3d", slice(9, 12))):
+                values = ", ".join(", ".join([k[0], k[1], *k[part]]) for k in keys)
+                lines += [f'tracks/{n}/type = "{kind}"'] + [
+                    f"tracks/{n}/{field} = {t[field]}" for field in ("imported", "enabled", "path", "interp", "loop_wrap")
+                    if field in t] + [f"tracks/{n}/keys = PackedFloat32Array({values})"]
+                n += 1
+        self.ed.replace(first, last, "\n".join(lines), "animation_tracks", cite, 0.85)
+        return {e.start for e in entries}
+
     def run(self, kind: str) -> FragmentRewrite:
         self.header()
         members = self._script_members()
+        done = self.transform_tracks() if self.cls == "Animation" else set()
         for entry in self.block.entries:
+            if entry.start in done:
+                continue
             self.values(entry)
             self.property(entry, members)
         return self.ed.result()
