@@ -126,11 +126,13 @@ def figures(report: verify.Report) -> dict:
     f["node_properties_dropped"] = sum(1 for p in report.problems if p.kind == "property"
                                        and not p.property.startswith("["))
     f["resource_properties_dropped"] = f["properties_dropped"] - f["node_properties_dropped"]
+    f["node_properties_dropped_by_scene"] = f["node_properties_dropped"] - f.get("properties_dropped_with_their_script", 0)
     return f
 
 
 ROWS = [("scripts failing", "scripts_failing", "scripts"), ("scenes failing to load", "scenes_failing", "scenes"),
         ("node properties dropped", "node_properties_dropped", None),
+        ("  of which not for a failing script", "node_properties_dropped_by_scene", None),
         ("resource properties dropped", "resource_properties_dropped", None),
         ("input actions without a key", "input_actions_without_key", "input_actions"),
         ("missing binary assets (not counted)", "missing_assets", None)]

@@ -26,7 +26,8 @@ ERROR: No loader found for resource: res://fx.shader (expected type: Shader)
        [0] _initialize (/tmp/verify_tool.gd:120)
 ERROR: Failed loading resource: res://pics/bg.png.
    at: _load (core/io/resource_loader.cpp:343)
-@@gd-verify\tDROPPED\tres://s.tscn\tMenu/Title\tLabel\tmargin_left
+@@gd-verify\tDROPPED\tres://s.tscn\tMenu/Title\tLabel\tmargin_left\t
+@@gd-verify\tDROPPED\tres://s.tscn\tMenu\tArea2D\tspeed\tscript
 @@gd-verify\tEND\tscene\tres://s.tscn\tok
 @@gd-verify\tACTION\tjump\tok\t1\t1
 @@gd-verify\tACTION\tfire\tok\t0\t0
@@ -46,7 +47,8 @@ def test_godot_output_is_read_file_by_file_with_lines(tmp_path):
     report = verify.build_report(log, ["a.gd", "s.tscn", "fx.shader", "pics/bg.png"], tmp_path, "4.6.3", False)
     assert (report.scripts, report.scripts_failing, report.scenes, report.scenes_failing) == (1, 1, 1, 1)
     assert report.failing["s.tscn"].startswith("No loader found for resource: res://fx.shader")  # loaded only past it
-    assert report.properties_dropped == 1 and report.input_actions == 2 and report.input_actions_without_key == 1
+    assert report.properties_dropped == 2 and report.properties_dropped_with_their_script == 1
+    assert report.input_actions == 2 and report.input_actions_without_key == 1
     assert report.missing_assets == 1  # the image is not a migration fault
     dropped = next(p for p in report.problems if p.kind == "property")
     assert dropped.path == "s.tscn" and "margin_left" in dropped.message and "Menu/Title" in dropped.message

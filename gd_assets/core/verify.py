@@ -206,7 +206,8 @@ class Log:
     ended: dict[str, bool] = field(default_factory=dict)       # res path -> loaded
     begun: list[str] = field(default_factory=list)
     errors: list[tuple[str, str, int | None, str]] = field(default_factory=list)  # (res, block res, line, message)
-    dropped: list[tuple[str, str, str, str]] = field(default_factory=list)        # (res, node or [id], class, prop)
+    dropped: list[tuple[str, str, str, str, bool]] = field(default_factory=list)  # (res, node or [id], class, prop,
+    # whether the node's script failed to load: its exported variables go with it)
     actions: dict[str, tuple[str, int, int]] = field(default_factory=dict)      # name -> (state, keys, empty keys)
     done: bool = False
 
@@ -237,7 +238,7 @@ def parse_log(text: str, log: Log) -> None:
                 log.ended[parts[2]] = parts[3] == "ok"
                 current = None
             elif word == "DROPPED":
-                log.dropped.append((parts[1], parts[2], parts[3], parts[4]))
+                log.dropped.append((parts[1], parts[2], parts[3], parts[4], parts[5:6] == ["script"]))
             elif word == "ACTION":
                 log.actions[parts[1]] = (parts[2], int(parts[3]), int(parts[4]))
             elif word == "DONE":
@@ -275,6 +276,7 @@ class Report:
     resources: int = 0
     resources_failing: int = 0
     properties_dropped: int = 0
+    properties_dropped_with_their_script: int = 0
     input_actions: int = 0
     input_actions_without_key: int = 0
     missing_assets: int = 0
@@ -377,9 +379,11 @@ def build_report(log: Log, files: Sequence[str], copy: Path, godot: str, timed_o
             continue
         kind = kinds.get(PurePosixPath(path).suffix, "import" if not path else "resource")
         report.problems.append(Problem(path, line, message, kind))
-    for res, where, cls, prop in log.dropped:
+    for res, where, cls, prop, scripted in log.dropped:
         report.properties_dropped += 1
-        report.problems.append(Problem(_relative(res), None, f"Godot 4 drops `{prop}` of {where} ({cls})",
+        report.properties_dropped_with_their_script += scripted
+        why = " (the node's script did not load)" if scripted else ""
+        report.problems.append(Problem(_relative(res), None, f"Godot 4 drops `{prop}` of {where} ({cls}){why}",
                                        "property", f"{where}\t{cls}\t{prop}"))
     for name, (state, keys, empty) in log.actions.items():
         report.input_actions += 1
@@ -443,6 +447,8 @@ def figure_lines(figures: dict) -> list[str]:
     out = []
     for label, key, total in FIGURES:
         out.append(f"{label}: {figures[key]}" + (f" of {figures[total]}" if total else ""))
+        if key == "properties_dropped" and figures.get("properties_dropped_with_their_script"):
+            out[-1] += f" ({figures['properties_dropped_with_their_script']} of them because their node's script did not load)"
     out.append(f"config_version: {figures['config_version']}"
                + (f" (features {', '.join(figures['features'])})" if figures["features"] else ""))
     return out

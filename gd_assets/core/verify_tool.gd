@@ -73,10 +73,14 @@ func _check_scene(path: String, res) -> bool:
 		if node == null:
 			continue
 		var names := _names(node)
+		var scripted := false  # the scene gives the node a script, which did not load: its variables are lost
+		for j in state.get_node_property_count(i):
+			if String(state.get_node_property_name(i, j)) == "script" and node.get_script() == null:
+				scripted = true
 		for j in state.get_node_property_count(i):
 			var pname := String(state.get_node_property_name(i, j))
 			if not _kept(node, names, pname, state.get_node_property_value(i, j), true):
-				_say(["DROPPED", path, String(np), node.get_class(), pname])
+				_say(["DROPPED", path, String(np), node.get_class(), pname, "script" if scripted else ""])
 	inst.free()
 	return true
 
@@ -145,7 +149,7 @@ func _check_subres(path: String, id: String, name: String, value_text: String) -
 	var value = str_to_var(text) if text is String else null
 	var known: bool = value != null or text == "null"
 	if not _kept(obj, _names_of[obj], name, value, known):
-		_say(["DROPPED", path, "[%s]" % id, obj.get_class(), name])
+		_say(["DROPPED", path, "[%s]" % id, obj.get_class(), name, ""])
 
 
 func _check_actions(names: PackedStringArray) -> void:
