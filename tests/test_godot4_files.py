@@ -90,6 +90,16 @@ def test_what_no_row_converts_is_left_to_people_with_the_node_and_the_reason(rul
     assert tween.kind == "tween" and "Fade" in tween.what
 
 
+def test_a_class_godot_4_removed_is_a_manual_item_with_its_api_diff_row(rules):
+    resource = ('[gd_resource type="ProxyTexture" load_steps=2 format=2]\n\n'
+                '[ext_resource path="res://icons.svg" type="Texture" id=1]\n\n[resource]\nbase = ExtResource( 1 )\n')
+    new, _, manual = rewrite(rules, {"project.godot": "config_version=4\n", "icons.tres": resource}, "icons.tres")
+    assert 'type="ProxyTexture"' in new and 'type="Texture2D"' in new   # no rename to make up
+    removed = [m for m in manual if m.kind == "class_removed"]
+    assert len(removed) == 1 and "ProxyTexture" in removed[0].what and removed[0].start_line == 1
+    assert removed[0].evidence[0]["id"] == "map:diff:class:ProxyTexture"
+
+
 def test_project_godot_becomes_a_godot_4_project_with_its_input_map(rules):
     new, edits, _ = rewrite(rules, GAME, "project.godot")
     assert "\nconfig_version=5\n" in new and "_global_script_class" not in new

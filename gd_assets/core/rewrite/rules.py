@@ -171,6 +171,10 @@ class RewriteRules:
         title = self.titles.get(row_id)
         return {"table": "api_mapping", "id": row_id, "title": title} if title is not None else None
 
+    def cite_removed(self, cls: str) -> dict | None:
+        """The api_diff row saying Godot 4 has no class `cls`."""
+        return self.cite(f"map:diff:class:{cls}")
+
     def scene_class_rename(self, name: str) -> Rename | None:
         """The class a scene's node or resource of Godot 3 class `name` becomes: a scene row, else the map's."""
         return self.scene_classes.get(name) or self.class_rename(name)
@@ -251,6 +255,8 @@ def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
                             "WHERE source = 'scene_property' AND category = 'property' ORDER BY id").fetchall()
         scene_classes = con.execute("SELECT id, title, old_name, new_name FROM api_mapping WHERE source = "
                                     "'scene_property' AND category = 'class' ORDER BY id").fetchall()
+        removed = con.execute("SELECT id, title FROM api_mapping WHERE change_kind = 'removed' AND category = 'class'"
+                              ).fetchall()
         prototypes = con.execute("SELECT id, title FROM label_prototypes").fetchall()
         keys = con.execute("SELECT godot_version, member_name, signature FROM docs_chunks WHERE class_name = "
                            "'@GlobalScope' AND member_kind = 'constant' AND member_name LIKE 'KEY\\_%' ESCAPE '\\'"
@@ -263,6 +269,7 @@ def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
         if category == "class" and not ambiguous:
             rules.class_names4.setdefault(old, new)
     rules.titles.update(dict(cited))
+    rules.titles.update(dict(removed))
     for row_id, title, cls, old, new, rule in scene:
         rule = "" if rule == "stored" else (rule or "").removeprefix("value=")
         rules.scene_properties[(cls, old)] = SceneProperty(row_id, title, cls, new or "", rule)

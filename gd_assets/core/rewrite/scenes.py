@@ -122,6 +122,12 @@ class SceneRewriter:
                 ed.manual_item(*b.header, "tween", f"Tween node `{b.node_path}`",
                                "Godot 4 has no Tween node (a Tween is made with `create_tween()`): the scripts "
                                "using it and this node need rewriting together", [self.rules.cite("tween")])
+            elif (row is None and b.tag != "ext_resource" and self.surface.has_class("3", name)
+                  and not self.surface.has_class("4", name)):
+                what = f"node `{b.node_path}`" if b.tag == "node" else f"{b.tag} `{name}`"
+                ed.manual_item(*b.header, "class_removed", f"`{name}` ({what})",
+                               f"Godot 4 has no class `{name}` and no rename for it: this file fails to load, "
+                               "and every scene using it, until it is replaced", [self.rules.cite_removed(name)])
             return
         _, a, z = b.attrs["type"]
         ed.replace(a + 1, z - 1, row.new, "class_rename", row.cite(), 0.95)
