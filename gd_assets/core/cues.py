@@ -14,14 +14,15 @@ from dataclasses import dataclass
 
 import tree_sitter as ts
 
-from gd_assets.core.receivers import PROJECT, UNKNOWN, Scope, chain_receivers, fragment_locals
+from gd_assets.core.overrides import overridden_anywhere, override_of
+from gd_assets.core.receivers import ANY_PROJECT, PROJECT, UNKNOWN, Scope, chain_receivers, fragment_locals
 from gd_assets.core.slicing import parse_gdscript
 
 DEFAULT_REQUEST = (
     "Check whether this project is Godot 3 or Godot 4 and, where needed, find evidence for converting it"
 )
 MAX_SHAPE = 80
-JUDGE_ONLY = ("name", "property", "named_member", "project_context", "declared_member")  # cue sources the judge reads and the retriever does not
+JUDGE_ONLY = ("name", "property", "named_member", "project_context", "declared_member", "native_override")  # cue sources the judge reads and the retriever does not
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def extract_cues(kind: str, text: str, request: str = DEFAULT_REQUEST, file_kind
         _scene_cues(text, cues)
     else:
         _word_cues(text, cues)
-    if scope is not None and file_kind in ("scene", "resource", "project", "shader"):
+    if scope is not None and file_kind in ("scene", "resource", "project", "shader", "gdscript"):
         version = scope.context.config_versions.get(scope.root)
         if version:  # the project's format: a Godot 3 scene in a Godot 4 project is loaded as it is
             cues.add(f"config_version={version}", "project_context", "project")
@@ -163,6 +164,9 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         name = node.child_by_field_name("name")
         if name is not None and _text(name) != "__fragment__":
             cues.add(_text(name), "function")
+            found = override_of(cues.scope, cues.scope.self_type(), _text(name)) if cues.scope is not None else None
+            if found is not None:
+                cues.add(found.name, "native_override", found.native)
         for child in node.children:
             if child.type == "remote_keyword":
                 cues.add(_text(child), "syntax")
@@ -175,6 +179,7 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         name = _text(node.children[0])
         receiver = _call_receiver(name, cues.scope)
         cues.add(name, "call", receiver)
+        _override_cue(name, receiver, cues)
         cues.add(_call_shape(name, node.child_by_field_name("arguments")), "call_shape", receiver)
         if name in ("yield", "super", "preload", "load"):
             cues.add(name + "(", "syntax")
@@ -214,6 +219,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
             cues.add(_call_shape("export", arguments), "call_shape")
     elif kind == "onready_variable_statement":
         cues.add("onready", "syntax")
+    elif kind == "class_name_statement" and node.child_by_field_name("icon_path") is not None:
+        cues.add('class_name, "icon"', "syntax")
     elif kind == "setget" and node.is_named:
         if any(c.type == "setget" and not c.is_named for c in node.children):
             cues.add("setget", "syntax")
@@ -257,10 +264,21 @@ _NOT_BARE_PARENTS = {"attribute", "attribute_call", "call", "parameters", "typed
                      "lambda", "setter", "getter", "enumerator", "signal_statement", "get_node", "base_call"}
 
 
+SIGNAL_METHODS = ("connect", "disconnect", "is_connected", "emit")
+
+
+def signal_use(chain: ts.Node) -> bool:
+    """`pressed.connect(...)`: the chain's head is a signal (Godot 4), not a property read."""
+    after = next((c for c in chain.children[1:] if c.type not in (".", "line_continuation", "comment")), None)
+    return after is not None and after.type == "attribute_call" and _text(after.children[0]) in SIGNAL_METHODS
+
+
 def _is_bare_name(node: ts.Node) -> bool:
     """A member read or written without a receiver (`rect_position = ...`): an implicit `self.` access."""
     parent = node.parent
-    if parent is None or parent.type in _NOT_BARE_PARENTS:
+    head = parent is not None and parent.type == "attribute" and parent.children[0] == node and \
+        not signal_use(parent)  # `rect_size.x`, not `pressed.connect(...)`
+    if parent is None or parent.type in _NOT_BARE_PARENTS and not head:
         return False
     if parent.type == "pair" and parent.children[0] == node:  # a Lua-style dictionary key `{position = 1}`
         return False
@@ -308,6 +326,33 @@ def _named_member_cues(name: str, arguments: ts.Node | None, type_: str, cues: _
         cues.add(f"{kind}:{member}", "named_member", cues.scope.owner(type_, member))
 
 
+def _override_cue(name: str, receiver: str | None, cues: _Cues) -> None:
+    """A call reaching a project method Godot 4's engine class already has (renamed project-wide); with
+    an unknown receiver, a call of a name some project script renames (the call may reach it)."""
+    if cues.scope is None or receiver is None:
+        return
+    found = override_of(cues.scope, receiver, name)
+    if found is None and receiver in (UNKNOWN, ANY_PROJECT):
+        found = overridden_anywhere(cues.scope, name)
+        receiver = UNKNOWN if found is not None else receiver
+    elif found is not None:
+        receiver = found.native
+    if found is not None:
+        cues.add(found.name, "native_override", receiver)
+
+
+def _connection_override_cue(attrs: dict, cues: _Cues) -> None:
+    """A scene connection calling a project method that Godot 4 renames (its node's script has it)."""
+    scope = cues.scope
+    target, method = attrs.get("to", "").strip('"'), attrs.get("method", "").strip('"')
+    script = scope.context.scene_scripts.get((scope.path, target)) if scope is not None and target else None
+    found = override_of(scope, PROJECT + script, method) if script and method else None
+    if found is None and script and method:
+        found = override_of(scope, scope.owner(PROJECT + script, method), method)
+    if found is not None:
+        cues.add(found.name, "native_override", found.native)
+
+
 def _call_receiver(name: str, scope: Scope | None) -> str | None:
     """A bare call: a constructor (`Timer()`, `PoolStringArray()`) or a method of the script's chain."""
     if scope is None:
@@ -351,6 +396,7 @@ def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
             parts.append((name, child))
             receiver = receivers.get(child.id)
             cues.add("." + name, "call", receiver)
+            _override_cue(name, receiver, cues)
             cues.add(_call_shape(name, child.child_by_field_name("arguments")), "call_shape", receiver)
             if cues.scope is not None:
                 _named_member_cues(name, child.child_by_field_name("arguments"), read_on.get(child.id, UNKNOWN), cues)
@@ -453,6 +499,7 @@ def _scene_cues(text: str, cues: _Cues) -> None:
                 for name in ("signal", "method"):
                     if name in attrs:
                         cues.add(attrs[name].strip('"'), "connection")
+                _connection_override_cue(attrs, cues)
             cls, node = _block_class(tag, attrs, cues.scope)
             members = _script_members(cues.scope, node)
             continue

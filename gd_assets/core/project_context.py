@@ -55,6 +55,8 @@ class ProjectContext:
     scene_nodes: dict[tuple[str, str], str] = field(default_factory=dict)  # (scene, node path) -> engine type
     scene_scripts: dict[tuple[str, str], str] = field(default_factory=dict)  # (scene, node path) -> its script
     renderers: dict[str, str] = field(default_factory=dict)               # root -> GLES2 | GLES3
+    # roots whose project.godot lowers GDScript's NATIVE_METHOD_OVERRIDE from an error (0 ignore, 1 warn)
+    native_overrides_allowed: set[str] = field(default_factory=set)
     shader_textures: dict[tuple[str, str], str] = field(default_factory=dict)  # (shader, texture) -> function
     class_names: dict[tuple[str, str], str] = field(default_factory=dict)  # (root, class_name) -> scope
     names: dict[str, set[str]] = field(default_factory=dict)               # root -> every name the project defines
@@ -111,6 +113,8 @@ class ProjectContext:
             out.append(_row(key[0], "scene_node", key[1], self.scene_nodes.get(key), self.scene_scripts.get(key)))
         for root, renderer in self.renderers.items():
             out.append(_row(root, "renderer", renderer, None, None))
+        for root in sorted(self.native_overrides_allowed):
+            out.append(_row(root, "native_override_allowed", "native_method_override", None, None))
         for (shader, texture), function in self.shader_textures.items():
             out.append(_row(shader, "shader_texture", texture, None, function))
         for script in self.scripts.values():
@@ -143,6 +147,8 @@ class ProjectContext:
                     ctx.scene_scripts[(row["scope"], row["name"])] = row["detail"]
             elif row["kind"] == "renderer":
                 ctx.renderers[row["scope"]] = row["name"]
+            elif row["kind"] == "native_override_allowed":
+                ctx.native_overrides_allowed.add(row["scope"])
             elif row["kind"] == "shader_texture":
                 ctx.shader_textures[(row["scope"], row["name"])] = row["detail"]
             elif row["kind"] == "script":
@@ -204,6 +210,9 @@ def res_file(root: str, base_dir: str, ref: str) -> str:
 # --- building ---------------------------------------------------------------------------------------
 
 
+_NATIVE_OVERRIDE_ALLOWED = re.compile(r"^gdscript/warnings/native_method_override\s*=\s*(0|1|false)\s*$", re.M)
+
+
 def build_context(files: Iterable[Mapping]) -> ProjectContext:
     """The context of a project from its included files (`path`, `kind`, `text`)."""
     files = [f for f in files if f.get("text") is not None]
@@ -215,6 +224,8 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
             ctx.config_versions[root] = version or ""
             if renderer:
                 ctx.renderers[root] = renderer
+            if _NATIVE_OVERRIDE_ALLOWED.search(f["text"]):
+                ctx.native_overrides_allowed.add(root)
             for name, target in autoloads.items():
                 ctx.autoloads[(root, name)] = res_file(root, "", target)
     for f in files:

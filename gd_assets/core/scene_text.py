@@ -68,28 +68,37 @@ def parse_block(text: str) -> Block:
     return block
 
 
-def _ends_in_string(line: str, in_string: bool) -> bool:
+def scan(text: str, start: int, end: int, in_string: bool = False):
+    """(offset, char, inside a string literal) of each character of text[start:end], escapes skipped;
+    a quote reads as outside the literal it opens or closes."""
     escaped = False
-    for ch in line:
+    for i in range(start, end):
+        ch = text[i]
         if escaped:
             escaped = False
-        elif in_string and ch == "\\":
+            continue
+        if in_string and ch == "\\":
             escaped = True
-        elif ch == '"':
+            continue
+        if ch == '"':
+            in_string = not in_string
+            yield i, ch, False
+            continue
+        yield i, ch, in_string
+
+
+def _ends_in_string(line: str, in_string: bool) -> bool:
+    for _, ch, _ in scan(line, 0, len(line), in_string):
+        if ch == '"':
             in_string = not in_string
     return in_string
 
 
 def code_spans(text: str, start: int, end: int):
     """(a, b) offsets of the parts of text[start:end] outside string literals."""
-    a, in_string, escaped = start, False, False
-    for i in range(start, end):
-        ch = text[i]
-        if escaped:
-            escaped = False
-        elif in_string and ch == "\\":
-            escaped = True
-        elif ch == '"':
+    a, in_string = start, False
+    for i, ch, inside in scan(text, start, end):
+        if ch == '"' and not inside:
             if not in_string and i > a:
                 yield a, i
             in_string = not in_string

@@ -44,6 +44,7 @@ GD3_SYNTAX = {
     "slave": "`slave` RPC keyword (Godot 4: `@rpc`)",
     '@""': "NodePath literal `@\"...\"` (Godot 4: `^\"...\"`)",
     "_init().(…)": "`func _init(...).(...)` passes arguments to the parent constructor (Godot 4: `super(...)`)",
+    'class_name, "icon"': '`class_name Name, "icon"` (Godot 4: `@icon("...")` before `class_name Name`)',
 }
 GD4_SYNTAX = {
     "await": "`await`",
@@ -177,7 +178,7 @@ class EvidenceJudge:
             elif source == "call" and text.startswith("."):
                 out.extend(self._method_markers(text[1:]))
             elif source == "call_shape":
-                out.extend(self._shape_markers(text, defined))
+                out.extend(self._shape_markers(text, defined, godot3=_in_godot3_project(item.cues)))
         return out
 
     # -- with project context: each name read on its receiver ------------------------------------------
@@ -187,11 +188,18 @@ class EvidenceJudge:
         members are looked up through its ancestors in both references; an unknown receiver gives
         strong evidence only for a distinctive name."""
         text, source, receiver = cue.cue, cue.source, cue.receiver
-        if receiver.startswith(("project", "other:")):
+        if receiver.startswith(("project", "other:")) and not (  # a module's class still connects as an Object
+                receiver.startswith("other:") and source == "call_shape" and text.split("(", 1)[0] in _OBJECT_SIGNAL_CALLS):
             return []  # the project's own name, or a module's class neither reference documents
         engine = receiver if receiver != "?" else None
         if source == "declared_member":
             return self._declared_member_markers(text, receiver)
+        if source == "native_override":
+            if receiver == "?":  # a call whose receiver is unknown, of a name a project script renames
+                return [Marker("3", text, f"`{text}()` may reach a project method Godot 4 renames (it overrides a "
+                                          "native method there): check its receiver", 0.85)]
+            return [Marker("3", text, f"the project's `{text}()` overrides Godot 4's native `{receiver}.{text}` "
+                                      "(a compile error there): renamed project-wide", 0.9)]
         if source in ("extends", "type", "identifier") and text[:1].isupper():
             return self._name_markers(text, source)
         if source == "node_path":
@@ -203,7 +211,7 @@ class EvidenceJudge:
         if source == "call" and text[:1].isupper():
             return self._name_markers(text, "type")  # a constructor: `PoolStringArray([])`
         if source == "call_shape":
-            return self._shape_markers(text, defined, receiver)
+            return self._shape_markers(text, defined, receiver, _in_godot3_project(item_cues))
         if source == "attribute":
             return []  # decided by its `call` or `property` cue
         if source == "named_member":  # `connect("text_entered", …)`: only on a known engine receiver
@@ -396,13 +404,15 @@ class EvidenceJudge:
             return [Marker("3", name, f"property `{name}` exists only in Godot 3 (Godot 4: `{renamed}`)", 0.8)]
         return []
 
-    def _shape_markers(self, shape: str, defined: set[str], receiver: str | None = None) -> list[Marker]:
+    def _shape_markers(self, shape: str, defined: set[str], receiver: str | None = None,
+                       godot3: bool = False) -> list[Marker]:
         s = self.surface
         match = re.fullmatch(r"(\w+)\((.*)\)", shape)
         if match is None:
             return []
         name, args = match.groups()
-        if name in defined or (receiver or "").startswith(("project", "other:")):
+        if name in defined or (receiver or "").startswith("project") or (
+                (receiver or "").startswith("other:") and name not in _OBJECT_SIGNAL_CALLS):
             return []
         count = 0 if not args.strip() else len(split_args(args))
         if name in ("disconnect", "is_connected") and count >= 3 and args.strip() != "…":
@@ -415,6 +425,13 @@ class EvidenceJudge:
         parts = [p.strip() for p in split_args(args)]
         if name in _CALLBACK_PAIRS and len(parts) >= 2 and parts[0] == "self" and parts[1].startswith('"'):
             return [Marker("3", name, f'`{name}(self, "method")` passes a method by name (Godot 4: a Callable)', 0.85)]
+        if (name in _UNDO_REDO_CALLS and godot3 and receiver in (None, "?") and len(parts) >= 2
+                and parts[1].startswith('"')):
+            # Only UndoRedo has these in Godot 3; Godot 4's takes one Callable (its editor manager, which
+            # Godot 3 lacks, still takes an object and a name: hence only in a Godot 3 project).
+            return [Marker("3", name, f'`{name}(object, "method", …)` (Godot 4: `{name}(callable)`)', 0.85)]
+        if name == "save" and receiver == "ResourceSaver" and (godot3 or parts[:1] and parts[0].startswith('"')):
+            return [Marker("3", name, "`ResourceSaver.save(path, resource)` (Godot 4: `save(resource, path)`)", 0.85)]
         if args.strip() == "…":
             return []
         if receiver and receiver != "?":
@@ -454,7 +471,10 @@ class EvidenceJudge:
         typed = next((c.cue for c in item.cues if c.source in ("node_type", "resource_type")), None)
         for cue in item.cues:
             text = cue.cue
-            if text == "format=2" or text == "format=1":
+            if cue.source == "native_override":
+                out.append(Marker("3", text, f"the connection calls the project's `{text}()`, which overrides Godot 4's "
+                                             f"native `{cue.receiver}.{text}` (a compile error there): renamed", 0.9))
+            elif text == "format=2" or text == "format=1":
                 out.append(Marker("3", "format", f"scene/resource `{text}` (Godot 3 text format){in_project}",
                                   old_format or 0.95))
             elif text == "format=3" or text == "format=4":
@@ -539,6 +559,15 @@ _SHAPE_WATCHED = {
 # Godot 3 APIs that took (object, "method") where Godot 4 takes a Callable.
 _CALLBACK_PAIRS = {"start", "funcref", "interpolate_callback", "interpolate_deferred_callback", "follow_method",
                    "targeting_method", "interpolate_method"}
+
+
+_UNDO_REDO_CALLS = {"add_do_method", "add_undo_method"}
+_OBJECT_SIGNAL_CALLS = {"connect", "disconnect", "is_connected"}
+
+
+def _in_godot3_project(cues) -> bool:
+    """Whether the fragment's project reads as a Godot 3 one (`config_version` 3 or 4)."""
+    return any(c.source == "project_context" and c.cue in ("config_version=3", "config_version=4") for c in cues)
 
 
 def _on_an_instance(cues, call: str, receiver: str) -> bool:

@@ -13,6 +13,7 @@ from gd_assets.core.rewrite.calls import CallRules
 from gd_assets.core.rewrite.edits import FragmentRewrite
 from gd_assets.core.rewrite.files import FileRules
 from gd_assets.core.rewrite.names import NameRules
+from gd_assets.core.rewrite.native_overrides import OverrideRules
 from gd_assets.core.rewrite.rules import RewriteRules
 from gd_assets.core.rewrite.syntax import SyntaxRules
 from gd_assets.core.rewrite.tree import TreeEditor, apply_pending, placed, safe_edits
@@ -22,7 +23,7 @@ from gd_assets.core.slicing import parse_gdscript
 WRAPPER = "func __fragment__():\n"
 
 
-class GDScriptRewriter(WindowRules, FileRules, NameRules, CallRules, SyntaxRules, TreeEditor):
+class GDScriptRewriter(WindowRules, FileRules, OverrideRules, NameRules, CallRules, SyntaxRules, TreeEditor):
     """All GDScript rules over one fragment."""
 
     SHAPES = {**CallRules.SHAPES, **FileRules.SHAPES}

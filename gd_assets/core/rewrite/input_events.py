@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from gd_assets.core.rewrite.rules import RewriteRules
+from gd_assets.core.scene_text import scan
 
 _OBJECT = re.compile(r"Object\((InputEvent\w+),")
 _FIELD = re.compile(r'"(\w+)":')
@@ -27,19 +28,10 @@ TRIGGER_AXES = {6: 4, 7: 5}  # Godot 3 L2/R2 buttons and axes -> Godot 4 trigger
 
 def _closing(text: str, start: int, end: int) -> int | None:
     """The offset after the `)` closing the parenthesis opened just before `start`."""
-    depth, in_string, escaped = 1, False, False
-    for i in range(start, end):
-        ch = text[i]
-        if escaped:
-            escaped = False
-        elif in_string and ch == "\\":
-            escaped = True
-        elif ch == '"':
-            in_string = not in_string
-        elif not in_string and ch == "(":
-            depth += 1
-        elif not in_string and ch == ")":
-            depth -= 1
+    depth = 1
+    for i, ch, inside in scan(text, start, end):
+        if not inside and ch in "()":
+            depth += 1 if ch == "(" else -1
             if depth == 0:
                 return i + 1
     return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
+from gd_assets.core.cues import signal_use
 from gd_assets.core.receivers import is_engine, is_project
 from gd_assets.core.rewrite.tree import text_of
 
@@ -16,7 +17,8 @@ class NameRules:
         name = text_of(node)
         if parent is None or parent.type in ("attribute", "attribute_call", "attribute_subscript"):
             if parent is not None and parent.type == "attribute" and parent.children[0].id == node.id:
-                self._class_name(node, name)
+                if not self._class_name(node, name) and not name[:1].isupper() and not signal_use(parent):
+                    self._implicit_property(node, name)  # `rect_size.x` on the script's own Control
             return
         if parent.type == "call" and parent.children[0].id == node.id:
             self._bare_call(node, parent, name)
@@ -25,7 +27,19 @@ class NameRules:
                            "name", "enumerator", "for_statement") and parent.type != "type":
             return
         if parent.type == "expression_statement" and name == "tool" and node.start_point[1] == 0:
-            self.replace(node, "@tool", "tool", self.rules.cite("tool"))
+            first = parent
+            while first.prev_named_sibling is not None and first.prev_named_sibling.type in (
+                    "extends_statement", "class_name_statement", "comment"):
+                first = first.prev_named_sibling
+            while first.type == "comment" and first.next_named_sibling is not None:
+                first = first.next_named_sibling
+            if first.id == parent.id:
+                self.replace(node, "@tool", "tool", self.rules.cite("tool"))
+            else:  # `extends X` then `tool`: Godot 4 wants its annotations first
+                there = next((p for p in self.pending if p.start == p.end == first.start_point), None)
+                self.edit(first.start_point, first.start_point, "@tool\n" + (there.new if there else ""), "tool",
+                          self.rules.cite("tool"))  # with an `@icon` already moved there
+                self.edit(parent.prev_sibling.end_point, parent.end_point, "", "tool", self.rules.cite("tool"))
             return
         if name[:1].isupper():
             if self._class_name(node, name):
@@ -34,9 +48,14 @@ class NameRules:
                 owner = self.implicit_owner(name)  # `NOTIFICATION_WM_QUIT_REQUEST`: a constant of its own class
                 if is_engine(owner):
                     self._member(node, "constant", name, owner)
-        elif self.scope is not None and name not in self.scope.locals and name != "self":
+        else:
+            self._implicit_property(node, name)
+
+    def _implicit_property(self, node: ts.Node, name: str) -> None:
+        """`rect_position` in a Control script: a property of its own class, renamed on it."""
+        if self.scope is not None and name not in self.scope.locals and name != "self":
             owner = self.implicit_owner(name)
-            if is_engine(owner):  # `rect_position` in a Control script: a property of its own class
+            if is_engine(owner):
                 self._member(node, "property", name, owner)
 
     def _class_name(self, node: ts.Node, name: str) -> bool:
@@ -90,6 +109,8 @@ class NameRules:
     def _bare_call(self, node: ts.Node, call: ts.Node, name: str) -> None:
         special = self.call_rule(name)
         owner = self.implicit_owner(name)
+        if self.override_call(node, owner, name):
+            return
         if special is not None and not is_project(owner) and special(call, None, owner):
             return
         if is_project(owner) or (self.scope is not None and name in self.scope.locals):
@@ -114,10 +135,14 @@ class NameRules:
             return
         base = node.children[0]
         members = [c for c in node.children[1:] if c.type not in (".", "line_continuation", "comment")]
+        if members and base.type == "identifier" and self._moved(node, base, members[0]):
+            members = members[1:]
         for member in members:
             owner = self.chain_owner(node, member)
             if member.type == "attribute_call":
                 name = text_of(member.children[0])
+                if self.override_call(member.children[0], owner, name):
+                    continue
                 special = self.call_rule(name)
                 if special is not None and not is_project(owner) and special(member, node, owner):
                     continue
@@ -135,6 +160,26 @@ class NameRules:
                     continue  # `button.pressed.connect(...)`: a signal, not the Godot 3 property
                 kind = "constant" if name.isupper() else "property"
                 self._member(member, kind, name, owner)
+
+    def _moved(self, chain: ts.Node, base: ts.Node, first: ts.Node) -> bool:
+        """`OS.get_ticks_msec()` -> `Time.get_ticks_msec()`: a member Godot 4 moved to another class."""
+        cls = text_of(base)
+        name = text_of(first.children[0]) if first.type == "attribute_call" else \
+            text_of(first) if first.type == "identifier" else None
+        if name is None or not cls[:1].isupper() or self.is_project_name(cls):
+            return False
+        found = self.rules.moved_member(cls, name)
+        if found is None:
+            return False
+        target, cite = found
+        parent = chain.parent
+        if target.endswith("()") and (first.type != "identifier" or first is not chain.children[-1] or (
+                parent is not None and parent.type in ("assignment", "augmented_assignment")
+                and parent.children[0].id == chain.id)):
+            return False  # a write, or a call of what became a method
+        end = first.children[0].end_point if first.type == "attribute_call" else first.end_point
+        self.edit(base.start_point, end, target, "member_moved", cite, 0.9)
+        return True
 
     def _member(self, node: ts.Node, kind: str, name: str, owner: str) -> None:
         receiver = self.engine_receiver(owner)

@@ -74,6 +74,8 @@ SYNTAX_ROWS = {
     "json_parse": "map:syntax:rename_gdscript_functions:var_rr_JSON.parse_a",
     "basis_euler": "map:diff:method:Basis.xform",
     "directory": "map:diff:method:Directory.open",
+    "has_area": "map:diff:method:Rect2.has_no_area",
+    "resource_saver": "map:diff:method:ResourceSaver.save",
 }
 
 # Renames Godot's map leaves out (it keeps them as regex rules or not at all), on the class that
@@ -87,6 +89,17 @@ EXTRA_RENAMES = {
     ("PackedScene", "instance"): ("instantiate", "map:diff:method:PackedScene.instance"),
     ("FuncRef", "call_func"): ("call", "map:diff:class:FuncRef"),
     ("Node", "raise"): ("move_to_front", "map:diff:method:Node.raise"),
+    ("Engine", "target_fps"): ("max_fps", "map:diff:property:Engine.target_fps"),
+    ("BitMap", "get_bit"): ("get_bitv", "map:diff:method:BitMap.get_bit"),   # Godot 3's took a Vector2
+    ("BitMap", "set_bit"): ("set_bitv", "map:diff:method:BitMap.set_bit"),
+    ("TreeItem", "get_children"): ("get_first_child", "map:diff:method:TreeItem.get_children"),  # it was the first
+    ("FileDialog", "mode"): ("file_mode", "map:diff:property:FileDialog.mode"),  # `mode` is now the Window's
+    ("String", "is_rel_path"): ("is_relative_path", "map:diff:method:String.is_rel_path"),
+    ("Node", "get_position_in_parent"): ("get_index", "map:diff:method:Node.get_position_in_parent"),
+    **{(cls, "remove"): ("remove_at", "map:diff:method:Array.remove")  # by index, as Godot 3's was
+       for cls in ("Array", *(f"Pool{t}Array" for t in ("Byte", "Int", "Real", "String", "Vector2", "Vector3", "Color")))},
+    **{("Control", f"{verb}_{item}"): (f"{verb}_theme_{item}", f"map:diff:method:Control.{verb}_{item}")
+       for verb in ("get", "has") for item in ("icon", "font", "color", "constant", "stylebox", "font_size")},
     ("SceneTree", "idle_frame"): ("process_frame", "map:diff:signal:SceneTree.idle_frame"),
     ("Node", "NOTIFICATION_WM_QUIT_REQUEST"): ("NOTIFICATION_WM_CLOSE_REQUEST",
                                                "map:diff:constant:Node.NOTIFICATION_WM_QUIT_REQUEST"),
@@ -95,6 +108,60 @@ EXTRA_RENAMES = {
     **{(f"Pool{t}Array", "empty"): ("is_empty", "map:diff:method:Array.empty")
        for t in ("Byte", "Int", "Real", "String", "Vector2", "Vector3", "Color")},
 }
+
+
+# Members Godot 4 moved to another class, read as `Class.member` on the engine class itself: the Godot 3
+# member is gone (its api_diff row, else the Godot 4 reference row of the target, is the evidence).
+# A target ending in `()` turns a property read into a call (never applied to an assignment).
+MOVED_MEMBERS = {
+    **{("OS", old): f"Time.{new}" for old, new in (
+        ("get_ticks_msec", "get_ticks_msec"), ("get_ticks_usec", "get_ticks_usec"),
+        ("get_unix_time", "get_unix_time_from_system"), ("get_datetime", "get_datetime_dict_from_system"),
+        ("get_date", "get_date_dict_from_system"), ("get_time", "get_time_dict_from_system"),
+        ("get_datetime_from_unix_time", "get_datetime_dict_from_unix_time"),
+        ("get_unix_time_from_datetime", "get_unix_time_from_datetime_dict"),
+        ("get_time_zone_info", "get_time_zone_from_system"))},
+    **{("OS", old): f"DisplayServer.{new}" for old, new in (
+        ("get_screen_size", "screen_get_size"), ("get_screen_dpi", "screen_get_dpi"),
+        ("get_screen_scale", "screen_get_scale"), ("get_screen_position", "screen_get_position"),
+        ("get_screen_count", "get_screen_count"), ("get_window_safe_area", "get_display_safe_area"),
+        ("set_window_title", "window_set_title"), ("show_virtual_keyboard", "virtual_keyboard_show"),
+        ("hide_virtual_keyboard", "virtual_keyboard_hide"), ("get_virtual_keyboard_height", "virtual_keyboard_get_height"),
+        ("keyboard_get_layout_count", "keyboard_get_layout_count"), ("set_icon", "set_icon"),
+        ("set_ime_active", "window_set_ime_active"), ("clipboard", "clipboard_get()"))},
+    ("Engine", "editor_hint"): "Engine.is_editor_hint()",
+    ("JSON", "print"): "JSON.stringify",
+    **{("Viewport", c): f"SubViewport.{c}" for c in (
+        "UPDATE_DISABLED", "UPDATE_ONCE", "UPDATE_WHEN_VISIBLE", "UPDATE_ALWAYS", "UPDATE_WHEN_PARENT_VISIBLE",
+        "CLEAR_MODE_ALWAYS", "CLEAR_MODE_NEVER", "CLEAR_MODE_ONLY_NEXT_FRAME")},
+    ("Viewport", "CLEAR_MODE_ONCE"): "SubViewport.CLEAR_MODE_ONCE",
+    ("MainLoop", "NOTIFICATION_WM_QUIT_REQUEST"): "Node.NOTIFICATION_WM_CLOSE_REQUEST",  # Node's alone in Godot 4
+    ("OS", "set_clipboard"): "DisplayServer.clipboard_set", ("OS", "get_clipboard"): "DisplayServer.clipboard_get",
+    # the alignment enums of Label, Button and LineEdit became global ones
+    **{(cls, f"ALIGN_{side}"): f"HORIZONTAL_ALIGNMENT_{side}" for cls in ("Label", "Button", "LineEdit")
+       for side in ("LEFT", "CENTER", "RIGHT", "FILL")},
+    **{("Label", f"VALIGN_{side}"): f"VERTICAL_ALIGNMENT_{side}" for side in ("TOP", "CENTER", "BOTTOM", "FILL")},
+}
+# Classes Godot 4 split or renamed without a map row: each member goes to the one that documents it.
+MOVED_CLASSES = {"Geometry": ("Geometry2D", "Geometry3D"), "JavaScript": ("JavaScriptBridge",)}
+
+
+# Godot 3's joypad constants -> Godot 4's (buttons by their position, as the input map converts them);
+# JOY_L2/JOY_R2 were buttons and are axes now: no rename.
+_JOY = {**{f"JOY_BUTTON_{i}": b for i, b in enumerate("ABXY")},
+        **{f"JOY_XBOX_{b}": b for b in "ABXY"},
+        "JOY_SONY_X": "A", "JOY_SONY_CIRCLE": "B", "JOY_SONY_SQUARE": "X", "JOY_SONY_TRIANGLE": "Y",
+        "JOY_DS_B": "A", "JOY_DS_A": "B", "JOY_DS_Y": "X", "JOY_DS_X": "Y",
+        "JOY_L": "LEFT_SHOULDER", "JOY_R": "RIGHT_SHOULDER", "JOY_L3": "LEFT_STICK", "JOY_R3": "RIGHT_STICK",
+        "JOY_SELECT": "BACK", "JOY_START": "START", "JOY_GUIDE": "GUIDE",
+        **{f"JOY_DPAD_{d}": f"DPAD_{d}" for d in ("UP", "DOWN", "LEFT", "RIGHT")}}
+GLOBAL_CONSTANTS = {**{old: f"JOY_BUTTON_{new}" for old, new in _JOY.items()},
+                    **{f"JOY_ANALOG_{a}": f"JOY_AXIS_{b}" for a, b in (
+                        ("LX", "LEFT_X"), ("LY", "LEFT_Y"), ("RX", "RIGHT_X"), ("RY", "RIGHT_Y"),
+                        ("L2", "TRIGGER_LEFT"), ("R2", "TRIGGER_RIGHT"))},
+                    **{f"JOY_AXIS_{i}": f"JOY_AXIS_{b}" for i, b in (
+                        (0, "LEFT_X"), (1, "LEFT_Y"), (2, "RIGHT_X"), (3, "RIGHT_Y"), (6, "TRIGGER_LEFT"),
+                        (7, "TRIGGER_RIGHT"))}}
 
 
 @dataclass(frozen=True)
@@ -171,6 +238,28 @@ class RewriteRules:
         title = self.titles.get(row_id)
         return {"table": "api_mapping", "id": row_id, "title": title} if title is not None else None
 
+    def moved_member(self, cls: str, name: str) -> tuple[str, dict | None] | None:
+        """Where Godot 4 moved `cls.name` (`OS.get_ticks_msec` -> `Time.get_ticks_msec`), with its evidence."""
+        target = MOVED_MEMBERS.get((cls, name))
+        for cls4 in MOVED_CLASSES.get(cls, ()) if target is None else ():
+            row = self.member_rename("method", name, cls4)
+            name4 = row.new if row is not None and row.classes else name
+            if self.surface.class_member("4", cls4, name4):
+                target = f"{cls4}.{name4}"
+                break
+        if target is None:
+            return None
+        cls4, _, name4 = target.rstrip("()").rpartition(".")
+        cls4 = cls4 or "@GlobalScope"
+        kinds = ("method", "property", "constant")
+        cite = next((self.cite(f"map:diff:{k}:{cls}.{name}") for k in kinds if self.cite(f"map:diff:{k}:{cls}.{name}")),
+                    None) or self.cite(f"map:diff:class:{cls}")
+        if cite is None and self.surface.class_member("4", cls4, name4):
+            kind = "constant" if name4.isupper() else "method"
+            cite = {"table": "docs_chunks", "id": f"docs:4:{cls4}.{kind}.{name4}",
+                    "title": f"{cls4}.{name4} (Godot 4 {kind})"}
+        return target, cite
+
     def cite_removed(self, cls: str) -> dict | None:
         """The api_diff row saying Godot 4 has no class `cls`."""
         return self.cite(f"map:diff:class:{cls}")
@@ -195,10 +284,14 @@ class RewriteRules:
                 self.surface.owner_of("3", receiver, name) is None and self.surface.owner_of("4", receiver, name) is None:
             receiver = None  # a value typed by its base class (`Node`) holding a subclass: read by name
         kinds = {"constant": ("constant", "enum")}.get(kind, (kind,))
+        lineage = (self.surface.ancestors("3", receiver) + self.surface.ancestors("4", self.in4(receiver))
+                   if receiver is not None else [])
+        extra = next((EXTRA_RENAMES[(c, name)] for c in lineage if (c, name) in EXTRA_RENAMES), None)
+        if extra is not None and self.titles.get(extra[1]) is not None:  # also a name Godot 4 kept with another shape
+            return Rename(extra[1], self.titles[extra[1]], extra[0], (), False)
         if receiver is not None and self.surface.owner_of("4", self.in4(receiver), name, kinds) is not None:
             return None  # Godot 4 still documents the name on this class (`Camera2D.make_current`): it stays
         if receiver is not None:
-            lineage = self.surface.ancestors("3", receiver) + self.surface.ancestors("4", self.in4(receiver))
             names = set(lineage) | {self.in4(c) for c in lineage}
             owner = self.surface.owner_of("3", receiver, name)
             for row in rows:
@@ -207,9 +300,6 @@ class RewriteRules:
             for row in rows:
                 if not row.classes and not row.ambiguous and owner is not None:
                     return row
-            extra = next((EXTRA_RENAMES[(c, name)] for c in lineage if (c, name) in EXTRA_RENAMES), None)
-            if extra is not None and self.titles.get(extra[1]) is not None:
-                return Rename(extra[1], self.titles[extra[1]], extra[0], (), False)
             return None
         if self.surface.any_member("4", name):
             return None
@@ -230,6 +320,9 @@ class RewriteRules:
             return None
         if kind == "constant" and self.surface.is_global_constant("4", name):
             return None
+        row_id = f"map:diff:constant:@GlobalScope.{name}"
+        if kind == "constant" and name in GLOBAL_CONSTANTS and self.titles.get(row_id):
+            return Rename(row_id, self.titles[row_id], GLOBAL_CONSTANTS[name], (), False)
         rows = [r for c in (("function",) if kind == "function" else ("constant", "enum"))
                 for r in self.renames.get((c, name), []) if not r.ambiguous]
         return rows[0] if rows else None
@@ -248,7 +341,9 @@ def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
             "SELECT id, category, old_name, new_name, class_context, ambiguous, title FROM api_mapping "
             "WHERE source = 'rename_map' AND old_name IS NOT NULL AND new_name IS NOT NULL ORDER BY ambiguous, id"
         ).fetchall()
-        wanted = sorted(set(SYNTAX_ROWS.values()) | {v[1] for v in EXTRA_RENAMES.values()})
+        wanted = sorted(set(SYNTAX_ROWS.values()) | {v[1] for v in EXTRA_RENAMES.values()} |
+                        {f"map:diff:{k}:{c}.{n}" for c, n in MOVED_MEMBERS for k in ("method", "property", "constant")} |
+                        {f"map:diff:constant:@GlobalScope.{n}" for n in GLOBAL_CONSTANTS})
         cited = con.execute(f"SELECT id, title FROM api_mapping WHERE id IN ({', '.join('?' * len(wanted))})",
                             wanted).fetchall()
         scene = con.execute("SELECT id, title, class_context, old_name, new_name, new_signature FROM api_mapping "

@@ -15,9 +15,11 @@ import math
 import re
 
 from gd_assets.core import properties
-from gd_assets.core.receivers import Scope, is_project
+from gd_assets.core.overrides import override_of
+from gd_assets.core.receivers import PROJECT, Scope, is_project
 from gd_assets.core.rewrite.edits import FragmentRewrite
 from gd_assets.core.rewrite.input_events import JOY_BUTTONS, convert_events
+from gd_assets.core.rewrite.native_overrides import cite_native
 from gd_assets.core.rewrite.rules import PAUSE_TO_PROCESS, RewriteRules, SceneProperty
 from gd_assets.core.rewrite.shaders import convert_shader_code
 from gd_assets.core.rewrite.text import TextEdits
@@ -137,6 +139,7 @@ class SceneRewriter:
 
     def _connection(self) -> None:
         b = self.block
+        self._connection_method()
         signal, origin = b.attr("signal"), b.attr("from")
         if not signal or origin is None or self.scope is None:
             return
@@ -147,6 +150,18 @@ class SceneRewriter:
         if row is not None:
             _, a, z = b.attrs["signal"]
             self.ed.replace(a + 1, z - 1, row.new, "signal_rename", row.cite(), 0.9)
+
+    def _connection_method(self) -> None:
+        """`method="grab_focus"` on a node whose script's `grab_focus` Godot 4 renames: the new name."""
+        b, scope = self.block, self.scope
+        target, method = b.attr("to"), b.attr("method")
+        script = scope.context.scene_scripts.get((scope.path, target)) if scope is not None and target else None
+        if not script or not method:
+            return
+        found = override_of(scope, scope.owner(PROJECT + script, method), method)
+        if found is not None:
+            _, a, z = b.attrs["method"]
+            self.ed.replace(a + 1, z - 1, found.new, "native_override", cite_native(found), 0.85)
 
     # -- values -----------------------------------------------------------------------------------
 

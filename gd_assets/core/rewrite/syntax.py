@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
+from gd_assets.core.receivers import UNKNOWN
 from gd_assets.core.rewrite.rules import PAUSE_TO_PROCESS
-from gd_assets.core.rewrite.tree import IDENT, args_of, text_of
+from gd_assets.core.rewrite.tree import IDENT, args_of, string_value, text_of
 
 RPC = {"remote": '@rpc("any_peer")', "remotesync": '@rpc("any_peer", "call_local")',
        "sync": '@rpc("any_peer", "call_local")', "puppet": "@rpc", "slave": "@rpc",
@@ -25,6 +26,11 @@ class SyntaxRules:
         if dot.type != "." or (node.prev_sibling is not None and node.prev_sibling.type == "line_continuation"):
             return
         self.replace(dot, "super.", "parent_call", self.rules.cite("super"))
+        script = self.scope.script if self.scope is not None else None
+        if len(node.children) > 1 and node.children[1].type == "identifier" and script is not None:
+            name = text_of(node.children[1])  # the parent's method: owned along the parent's chain
+            parent = self.scope.resolve(script.extends) if script.extends else UNKNOWN
+            self.override_call(node.children[1], self.scope.owner(parent, name), name)
 
     def on_string(self, node: ts.Node) -> None:
         """A path to a shader file by its Godot 3 extension: the migration renames the file `.gdshader`."""
@@ -100,13 +106,31 @@ class SyntaxRules:
             return "@export_color_no_alpha", type_
         return None, None
 
+    def on_class_name_statement(self, node: ts.Node) -> None:
+        """`class_name Name, "res://icon.png"` -> `@icon("res://icon.png")` + `class_name Name`."""
+        icon, name = node.child_by_field_name("icon_path"), node.child_by_field_name("name")
+        indent = self.indent_of(node)
+        if icon is None or name is None or indent is None:
+            return
+        cite = {"table": "docs_chunks", "id": "docs:4:@GDScript.annotation.@icon", "title": "@GDScript.@icon (Godot 4 annotation)"}
+        extends = node.prev_named_sibling
+        while extends is not None and extends.type not in ("extends_statement",):
+            extends = extends.prev_named_sibling
+        if extends is None:
+            self.replace(node, f"@icon({text_of(icon)})\n{indent}class_name {text_of(name)}", "class_icon", cite, 0.95)
+            return
+        # annotations come before `extends` in Godot 4: the icon goes above it
+        self.edit(extends.start_point, extends.start_point, f"@icon({text_of(icon)})\n{indent}", "class_icon", cite, 0.95)
+        self.replace(node, f"class_name {text_of(name)}", "class_icon", cite, 0.95)
+
     def on_setget(self, node: ts.Node) -> None:
         if not any(c.type == "setget" and not c.is_named for c in node.children):
             return  # GDScript 2's `: set = f` parses as the same node
         setter = next((c for c in node.children if c.type == "setter"), None)
         getter = next((c for c in node.children if c.type == "getter"), None)
-        parts = ([f"set = {text_of(setter)}"] if setter is not None else []) + (
-            [f"get = {text_of(getter)}"] if getter is not None else [])
+        own = self.scope.self_type() if self.scope is not None else ""
+        parts = ([f"set = {self.overridden_name(own, text_of(setter))}"] if setter is not None else []) + (
+            [f"get = {self.overridden_name(own, text_of(getter))}"] if getter is not None else [])
         if not parts:
             return
         start = node.prev_sibling.end_point if node.prev_sibling is not None else node.start_point
@@ -187,3 +211,64 @@ class SyntaxRules:
 
     def on_attribute_call(self, node: ts.Node) -> None:
         self.on_call(node)
+
+    # -- coroutines --------------------------------------------------------------------------------
+
+    def on_while_statement(self, node: ts.Node) -> None:
+        self._function_state(node)
+
+    def on_if_statement(self, node: ts.Node) -> None:
+        self._function_state(node)
+
+    def _function_state(self, node: ts.Node) -> None:
+        """`var r = f()` + `while r is GDScriptFunctionState: r = yield(r, "completed")` -> `var r = await f()`:
+        Godot 4 has no function state; a coroutine's caller awaits it."""
+        named = node.named_children
+        test = named[0] if named else None
+        if test is None or test.type != "binary_operator" or len(test.children) != 3 or \
+                text_of(test.children[1]) != "is" or text_of(test.children[2]) != "GDScriptFunctionState":
+            return
+        held = text_of(test.children[0])
+        body = next((c for c in node.children if c.type == "body"), None)
+        statements = body.named_children if body is not None else []
+        if len(statements) != 1 or any(c.type in ("elif_clause", "else_clause") for c in node.children):
+            return self._function_state_by_hand(node, held)
+        step = statements[0].named_children[0] if statements[0].named_children else statements[0]
+        value = step.named_children[-1] if step.type == "assignment" else None
+        call = value.children[0] if value is not None and value.type == "call" else None
+        args = args_of(value) if call is not None else []
+        if step.type != "assignment" or text_of(step.named_children[0]) != held or call is None or \
+                text_of(call) != "yield" or len(args) != 2 or text_of(args[0]) != held or \
+                string_value(args[1]) != "completed":
+            return self._function_state_by_hand(node, held)
+        before = node.prev_named_sibling
+        while before is not None and before.type == "comment":
+            before = before.prev_named_sibling
+        source = self._assigned_value(before, held)
+        if source is None or source.type not in ("call", "attribute") or text_of(source).startswith("await"):
+            return self._function_state_by_hand(node, held)
+        cite = self.rules.cite("map:diff:class:GDScriptFunctionState") or self.rules.cite("yield")
+        self.edit(source.start_point, source.start_point, "await ", "await_coroutine", cite, 0.85)
+        self.edit(node.prev_sibling.end_point if node.prev_sibling is not None else node.start_point, node.end_point,
+                  "", "await_coroutine", cite, 0.85)
+
+    @staticmethod
+    def _assigned_value(statement: ts.Node | None, name: str) -> ts.Node | None:
+        """The value `statement` gives `name` (`var name = v`, `name = v`), else None."""
+        if statement is None:
+            return None
+        if statement.type == "variable_statement":
+            named = statement.child_by_field_name("name")
+            value = statement.child_by_field_name("value")
+            return value if named is not None and text_of(named) == name else None
+        inner = statement.named_children[0] if statement.type == "expression_statement" and \
+            statement.named_children else None
+        if inner is not None and inner.type == "assignment" and text_of(inner.named_children[0]) == name and \
+                text_of(inner.children[1]) == "=":
+            return inner.named_children[-1]
+        return None
+
+    def _function_state_by_hand(self, node: ts.Node, held: str) -> None:
+        self.manual_item(node, "coroutine", f"`{held} is GDScriptFunctionState`",
+                         "Godot 4 has no GDScriptFunctionState: await the coroutine where it is called",
+                         self.rules.cite("map:diff:class:GDScriptFunctionState"))

@@ -1,0 +1,52 @@
+"""Project methods Godot 4's engine classes took (`func grab_focus()` on a Control), renamed project-wide:
+the declaration in the script and its subclasses, and every call the project context says reaches it.
+A call whose receiver is unknown is left to people: it may reach the engine's method or the project's."""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+
+from gd_assets.core.overrides import Override, overridden_anywhere, override_of
+from gd_assets.core.receivers import ANY_PROJECT, UNKNOWN
+from gd_assets.core.rewrite.tree import text_of
+
+
+def cite_native(found: Override) -> dict:
+    """The Godot 4 class reference row of the native method the project's one collides with."""
+    return {"table": "docs_chunks", "id": f"docs:4:{found.native}.method.{found.name}",
+            "title": f"{found.native}.{found.name} (Godot 4 method)"}
+
+
+class OverrideRules:
+    """Renames of project methods that override a native Godot 4 method (see gd_assets.core.overrides)."""
+
+    def on_function_definition(self, node: ts.Node) -> None:
+        name = node.child_by_field_name("name")
+        if name is None or self.scope is None:
+            return
+        found = override_of(self.scope, self.scope.self_type(), text_of(name))
+        if found is not None:
+            self.replace(name, found.new, "native_override", cite_native(found), 0.85)
+
+    def override_call(self, name_node: ts.Node, owner: str, name: str) -> bool:
+        """Rename a call of `name` reaching a renamed project method through `owner`; an unknown
+        receiver calling a renamed name is a manual item. True when the call is settled here."""
+        found = override_of(self.scope, owner, name)
+        if found is not None:
+            self.replace(name_node, found.new, "native_override", cite_native(found), 0.85)
+            return True
+        if owner in (UNKNOWN, ANY_PROJECT):
+            found = overridden_anywhere(self.scope, name)
+            if found is not None:
+                self.manual_item(name_node, "native_override", f"`{name}()` on a receiver the project context does "
+                                 "not type", f"the project's `{name}` is renamed `{found.new}` (Godot 4's "
+                                 f"`{found.native}.{name}` is native): call `{found.new}` if this receiver is that "
+                                 "script", cite_native(found))
+        return False
+
+    def overridden_name(self, type_: str, name: str) -> str:
+        """`name` as the project calls it on a value of `type_` once renamed (for `"method"` strings)."""
+        if self.scope is None:
+            return name
+        found = override_of(self.scope, self.scope.owner(type_, name), name)
+        return found.new if found is not None else name
