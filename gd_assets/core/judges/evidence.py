@@ -425,8 +425,8 @@ class EvidenceJudge:
         parts = [p.strip() for p in split_args(args)]
         if name in _CALLBACK_PAIRS and len(parts) >= 2 and parts[0] == "self" and parts[1].startswith('"'):
             return [Marker("3", name, f'`{name}(self, "method")` passes a method by name (Godot 4: a Callable)', 0.85)]
-        if (name in _UNDO_REDO_CALLS and godot3 and receiver in (None, "?") and len(parts) >= 2
-                and parts[1].startswith('"')):
+        if (name in _UNDO_REDO_CALLS and (godot3 and receiver in (None, "?") or receiver == "UndoRedo")
+                and len(parts) >= 2 and parts[1].startswith('"')):
             # Only UndoRedo has these in Godot 3; Godot 4's takes one Callable (its editor manager, which
             # Godot 3 lacks, still takes an object and a name: hence only in a Godot 3 project).
             return [Marker("3", name, f'`{name}(object, "method", …)` (Godot 4: `{name}(callable)`)', 0.85)]

@@ -133,8 +133,8 @@ MOVED_MEMBERS = {
     ("JSON", "print"): "JSON.stringify",
     **{("Viewport", c): f"SubViewport.{c}" for c in (
         "UPDATE_DISABLED", "UPDATE_ONCE", "UPDATE_WHEN_VISIBLE", "UPDATE_ALWAYS", "UPDATE_WHEN_PARENT_VISIBLE",
-        "CLEAR_MODE_ALWAYS", "CLEAR_MODE_NEVER", "CLEAR_MODE_ONLY_NEXT_FRAME")},
-    ("Viewport", "CLEAR_MODE_ONCE"): "SubViewport.CLEAR_MODE_ONCE",
+        "CLEAR_MODE_ALWAYS", "CLEAR_MODE_NEVER")},
+    ("Viewport", "CLEAR_MODE_ONLY_NEXT_FRAME"): "SubViewport.CLEAR_MODE_ONCE",
     ("MainLoop", "NOTIFICATION_WM_QUIT_REQUEST"): "Node.NOTIFICATION_WM_CLOSE_REQUEST",  # Node's alone in Godot 4
     ("OS", "set_clipboard"): "DisplayServer.clipboard_set", ("OS", "get_clipboard"): "DisplayServer.clipboard_get",
     # the alignment enums of Label, Button and LineEdit became global ones
@@ -251,10 +251,12 @@ class RewriteRules:
             return None
         cls4, _, name4 = target.rstrip("()").rpartition(".")
         cls4 = cls4 or "@GlobalScope"
+        if not (self.surface.class_member("4", cls4, name4) or self.surface.is_global_constant("4", name4)):
+            return None  # the corpus's Godot 4 reference does not document the target: no evidence
         kinds = ("method", "property", "constant")
         cite = next((self.cite(f"map:diff:{k}:{cls}.{name}") for k in kinds if self.cite(f"map:diff:{k}:{cls}.{name}")),
                     None) or self.cite(f"map:diff:class:{cls}")
-        if cite is None and self.surface.class_member("4", cls4, name4):
+        if cite is None:
             kind = "constant" if name4.isupper() else "method"
             cite = {"table": "docs_chunks", "id": f"docs:4:{cls4}.{kind}.{name4}",
                     "title": f"{cls4}.{name4} (Godot 4 {kind})"}

@@ -127,9 +127,11 @@ class SceneRewriter:
             elif (row is None and b.tag != "ext_resource" and self.surface.has_class("3", name)
                   and not self.surface.has_class("4", name)):
                 what = f"node `{b.node_path}`" if b.tag == "node" else f"{b.tag} `{name}`"
+                effect = ("Godot 4 loads the node as a `MissingNode` placeholder that does nothing" if b.tag == "node" else
+                          "this file fails to load, and every scene using it")
                 ed.manual_item(*b.header, "class_removed", f"`{name}` ({what})",
-                               f"Godot 4 has no class `{name}` and no rename for it: this file fails to load, "
-                               "and every scene using it, until it is replaced", [self.rules.cite_removed(name)])
+                               f"Godot 4 has no class `{name}` and no rename for it: {effect}, until it is replaced",
+                               [self.rules.cite_removed(name)])
             return
         _, a, z = b.attrs["type"]
         ed.replace(a + 1, z - 1, row.new, "class_rename", row.cite(), 0.95)
