@@ -189,3 +189,10 @@ def test_animations_windows_fonts_and_materials_get_godot_4_forms(rules):
     assert "spacing_top = 2" in new and "frequency = 0.015625" in new
     assert "position = Vector2i(100, 50)\nsize = Vector2i(300, 200)\ntitle = \"Hello\"" in new
     assert [m.what.split(" = ")[0] for m in manual] == ["`size"]                # the font size moves to the theme
+
+
+def test_editor_metadata_keeps_values_holding_commas(rules):
+    scene = ('[gd_scene format=2]\n\n[node name="Stats" type="Control"]\n__meta__ = {\n'
+             '"_edit_horizontal_guides_": [ -98.0, -149.0 ],\n"_edit_vertical_guides_": [ 150.0 ]\n}\n')
+    new, _, _ = rewrite(rules, {"project.godot": "config_version=4\n", "s.tscn": scene}, "s.tscn")
+    assert "metadata/_edit_horizontal_guides_ = [ -98.0, -149.0 ]\nmetadata/_edit_vertical_guides_ = [ 150.0 ]" in new

@@ -23,7 +23,7 @@ from gd_assets.core.rewrite.native_overrides import cite_native
 from gd_assets.core.rewrite.rules import PAUSE_TO_PROCESS, RewriteRules, SceneProperty
 from gd_assets.core.rewrite.shaders import convert_shader_code
 from gd_assets.core.rewrite.text import TextEdits
-from gd_assets.core.scene_text import Entry, code_spans, parse_block
+from gd_assets.core.scene_text import Entry, code_spans, parse_block, scan
 
 _REF = re.compile(r"\b(ExtResource|SubResource)\(\s*(\d+)\s*\)")
 _BUILTIN = re.compile(r"\b(PoolByteArray|PoolColorArray|PoolIntArray|PoolRealArray|PoolStringArray|PoolVector2Array|"
@@ -259,7 +259,7 @@ class SceneRewriter:
 
     def _meta(self, entry: Entry) -> None:
         """`__meta__ = { "_edit_lock_": true }` -> `metadata/_edit_lock_ = true`, one line a key."""
-        pairs = re.findall(r'"([^"\\]+)":\s*([^,{}]+?)\s*(?:,|\}\s*$)', self.block.value(entry).strip())
+        pairs = _dict_pairs(self.block.value(entry).strip())
         if not pairs:
             self.ed.delete_lines(entry.start, entry.end, "editor_metadata", self.rules.cite_prototype("tscn-dynamic-properties"))
             return
@@ -495,6 +495,33 @@ class SceneRewriter:
             self.values(entry)
             self.property(entry, members)
         return self.ed.result()
+
+
+def _dict_pairs(text: str) -> list[tuple[str, str]]:
+    """The `"key": value` pairs of a `{ ... }` literal whose keys are plain strings, split at its own
+    commas only (not those inside a value's brackets or strings); [] when it is not one."""
+    if not (text.startswith("{") and text.endswith("}")):
+        return []
+    items, depth, start = [], 0, 1
+    for i, ch, inside in scan(text, 1, len(text) - 1):
+        if inside or ch == '"':
+            continue
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:len(text) - 1])
+    pairs = []
+    for item in (i.strip() for i in items):
+        match = re.match(r'"([^"\\]+)"\s*:\s*(.+)$', item, re.S)
+        if item and match is None:
+            return []
+        if match:
+            pairs.append((match.group(1), match.group(2).strip()))
+    return pairs
 
 
 def rewrite_scene(kind: str, text: str, start_line: int, rules: RewriteRules, scope: Scope | None) -> FragmentRewrite:
