@@ -87,6 +87,20 @@ def scan(text: str, start: int, end: int, in_string: bool = False):
         yield i, ch, in_string
 
 
+def bracket_scan(text: str, start: int, end: int):
+    """(offset, char, bracket depth) of each character of text[start:end] outside string literals,
+    the depth counted from `start` after the character (an opening bracket reads one deeper)."""
+    depth = 0
+    for i, ch, inside in scan(text, start, end):
+        if inside or ch == '"':
+            continue
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        yield i, ch, depth
+
+
 def _ends_in_string(line: str, in_string: bool) -> bool:
     for _, ch, _ in scan(line, 0, len(line), in_string):
         if ch == '"':

@@ -15,7 +15,7 @@ from gd_assets.core.rewrite.edits import FragmentRewrite
 from gd_assets.core.rewrite.input_events import convert_events
 from gd_assets.core.rewrite.rules import RewriteRules
 from gd_assets.core.rewrite.text import TextEdits
-from gd_assets.core.scene_text import scan
+from gd_assets.core.scene_text import bracket_scan
 
 _SECTION = re.compile(r"^\[([^\]]+)\]\s*$", re.M)
 _KEY = re.compile(r"^([A-Za-z_\"][^=\n]*?)=(.*)$", re.M)
@@ -26,17 +26,7 @@ _GONE = ("_global_script_classes", "_global_script_class_icons")
 
 def _value_end(text: str, start: int) -> int:
     """The end of a setting's value starting at `start`: brackets and strings may run over lines."""
-    depth = 0
-    for i, ch, inside in scan(text, start, len(text)):
-        if inside or ch == '"':
-            continue
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "\n" and depth <= 0:
-            return i
-    return len(text)
+    return next((i for i, ch, depth in bracket_scan(text, start, len(text)) if ch == "\n" and depth <= 0), len(text))
 
 
 def settings(text: str):

@@ -23,7 +23,7 @@ from gd_assets.core.rewrite.native_overrides import cite_native
 from gd_assets.core.rewrite.rules import PAUSE_TO_PROCESS, RewriteRules, SceneProperty
 from gd_assets.core.rewrite.shaders import convert_shader_code
 from gd_assets.core.rewrite.text import TextEdits
-from gd_assets.core.scene_text import Entry, code_spans, parse_block, scan
+from gd_assets.core.scene_text import Entry, bracket_scan, code_spans, parse_block
 
 _REF = re.compile(r"\b(ExtResource|SubResource)\(\s*(\d+)\s*\)")
 _BUILTIN = re.compile(r"\b(PoolByteArray|PoolColorArray|PoolIntArray|PoolRealArray|PoolStringArray|PoolVector2Array|"
@@ -502,15 +502,9 @@ def _dict_pairs(text: str) -> list[tuple[str, str]]:
     commas only (not those inside a value's brackets or strings); [] when it is not one."""
     if not (text.startswith("{") and text.endswith("}")):
         return []
-    items, depth, start = [], 0, 1
-    for i, ch, inside in scan(text, 1, len(text) - 1):
-        if inside or ch == '"':
-            continue
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
+    items, start = [], 1
+    for i, ch, depth in bracket_scan(text, 1, len(text) - 1):
+        if ch == "," and depth == 0:
             items.append(text[start:i])
             start = i + 1
     items.append(text[start:len(text) - 1])
