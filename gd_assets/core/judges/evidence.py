@@ -147,10 +147,11 @@ class EvidenceJudge:
     def _gdscript_markers(self, item: JudgeInput) -> list[Marker]:
         out: list[Marker] = []
         defined = {c.cue for c in item.cues if c.source == "function"} | set(item.file_functions)
+        godot3 = _in_godot3_project(item.cues)  # once per fragment, not per call cue
         for cue in item.cues:
             text, source = cue.cue, cue.source
             if cue.receiver is not None and source != "syntax":
-                out.extend(self._received_markers(cue, defined, item.cues))
+                out.extend(self._received_markers(cue, defined, item.cues, godot3))
                 continue
             if source == "resource_path" and text == ".shader":
                 out.append(Marker("3", "shader", "a path to a `.shader` file: Godot 4 loads shaders only as `.gdshader`",
@@ -178,12 +179,12 @@ class EvidenceJudge:
             elif source == "call" and text.startswith("."):
                 out.extend(self._method_markers(text[1:]))
             elif source == "call_shape":
-                out.extend(self._shape_markers(text, defined, godot3=_in_godot3_project(item.cues)))
+                out.extend(self._shape_markers(text, defined, godot3=godot3))
         return out
 
     # -- with project context: each name read on its receiver ------------------------------------------
 
-    def _received_markers(self, cue, defined: set[str], item_cues=()) -> list[Marker]:
+    def _received_markers(self, cue, defined: set[str], item_cues=(), godot3: bool = False) -> list[Marker]:
         """A cue whose receiver is known: the project's names are never evidence; an engine class's
         members are looked up through its ancestors in both references; an unknown receiver gives
         strong evidence only for a distinctive name."""
@@ -211,7 +212,7 @@ class EvidenceJudge:
         if source == "call" and text[:1].isupper():
             return self._name_markers(text, "type")  # a constructor: `PoolStringArray([])`
         if source == "call_shape":
-            return self._shape_markers(text, defined, receiver, _in_godot3_project(item_cues))
+            return self._shape_markers(text, defined, receiver, godot3)
         if source == "attribute":
             return []  # decided by its `call` or `property` cue
         if source == "named_member":  # `connect("text_entered", …)`: only on a known engine receiver
