@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 from gd_assets import home, orchestrate, postgres, store, views
@@ -26,6 +27,7 @@ from gd_assets.printers import (
     print_verdict,
     print_verification,
 )
+from gd_assets.progress import TerminalProgress
 
 
 def emit(doc, as_json: bool, printer) -> int:
@@ -46,13 +48,37 @@ def cmd_fragments(args) -> int:
                 print_fragments)
 
 
+def in_thread(work):
+    """Run `work` in a thread and wait for it here, so that Ctrl-C and SIGTERM reach this (main) thread
+    as a KeyboardInterrupt instead of failing a Dagster step with a traceback."""
+    result: dict = {}
+
+    def run():
+        try:
+            result["value"] = work()
+        except BaseException as error:  # re-raised in the main thread
+            result["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True, name="gd-assets pipeline")
+    thread.start()
+    while thread.is_alive():
+        thread.join(0.2)
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
 def cmd_analyze(args) -> int:
-    name = orchestrate.analyze(args.source, args.project, args.request, args.judge, workers=args.workers)
+    with TerminalProgress(args.request, args.judge) as progress:
+        name = in_thread(lambda: orchestrate.analyze(args.source, args.project, args.request, args.judge,
+                                                     progress.on_stage, args.workers))
     return emit(views.verdict_document(name), args.json, print_verdict)
 
 
 def cmd_migrate(args) -> int:
-    name, facts = orchestrate.migrate(args.source, args.project, args.out, args.patch, args.judge)
+    with TerminalProgress(judge=args.judge) as progress:
+        name, facts = in_thread(lambda: orchestrate.migrate(args.source, args.project, args.out, args.patch,
+                                                            args.judge, progress.on_stage))
     return emit(views.migration_document(name, facts), args.json, print_migration)
 
 
@@ -224,8 +250,21 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def _interrupted(signum, frame):
+    raise KeyboardInterrupt  # SIGTERM ends a command like Ctrl-C: one line, not a traceback
+
+
+def _resume_hint(args) -> str:
+    """What to type after an interrupted command: every fragment recorded so far is kept."""
+    if getattr(args, "source", None) and args.command in ("analyze", "migrate"):
+        name = orchestrate.project_name(orchestrate.absolute_source(args.source), args.project)
+        return f"gd-assets: interrupted; what was recorded is kept: `gd-assets resume {name}` (or the same command again) finishes the rest"
+    return "gd-assets: interrupted"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `gd-assets status X | head` ends quietly
+    signal.signal(signal.SIGTERM, _interrupted)
     args = parser().parse_args(argv)
     if args.verbose:
         os.environ["GD_ASSETS_VERBOSE"] = "1"
@@ -238,6 +277,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             postgres.DatabaseError, StoreError) as error:
         print(f"gd-assets: error: {error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(_resume_hint(args), file=sys.stderr)
+        sys.stderr.flush()
+        os._exit(130)  # the pipeline thread stops with the process; its finished batches are recorded
 
 
 if __name__ == "__main__":

@@ -25,13 +25,7 @@ from gd_assets import home, orchestrate, store, views
 from gd_assets.assets.migration import default_paths
 from gd_assets.core.ingest import IngestError
 from gd_assets.core.judges import JudgeError
-from gd_assets.freshness import (
-    current_evidence_inputs,
-    judge_backend,
-    stale_evidence,
-    stale_judgements,
-    stale_rewrites,
-)
+from gd_assets.progress import AnalysisProgress
 
 INSTRUCTIONS = """Tells, fragment by fragment and with evidence from Godot's own 3.x and 4.x sources, whether a
 Godot project is Godot 3 or Godot 4 code, where it needs migration, and what the Godot 4 code would be.
@@ -85,38 +79,6 @@ def tool_errors(fn: Callable) -> Callable:
         except KNOWN_ERRORS as error:
             raise ToolError(str(error)) from error
     return wrapper
-
-
-class AnalysisProgress:
-    """How far an analysis is, by the freshness rule: per fragment, whether its evidence, judgement and
-    rewrite are current (three steps each). Read from the store while the runs write it."""
-
-    STAGES = ("evidence", "judgement", "rewrite", "verdict")
-
-    def __init__(self, request: str | None):
-        self.inputs = current_evidence_inputs(request)
-        self.judge = judge_backend().identity()
-        self.rewrites = orchestrate.current_rewrite_version()
-        self.stage: str | None = None
-        self.project: str | None = None
-        self.fragments = 0   # counted once the project is sliced
-        self.done = 0
-
-    def on_stage(self, stage: str, project: str) -> None:
-        self.stage, self.project = stage, project
-
-    def measure(self) -> tuple[int, int, str]:
-        """(done, total, message); `done` never goes back."""
-        if self.project is None:
-            return 0, 1, "reading and slicing the project"
-        if not self.fragments:
-            self.fragments = store.query("SELECT count(*) AS n FROM fragments WHERE project = ?",
-                                         [self.project])["n"][0]
-        n = self.fragments
-        done = (3 * n - len(stale_evidence(self.project, self.inputs)) - len(stale_judgements(self.project, self.judge))
-                - len(stale_rewrites(self.project, self.rewrites)))
-        self.done = max(self.done, done)
-        return self.done, max(3 * n, 1), f"{self.stage}: {self.done} of {3 * n} fragment steps current ({n} fragments)"
 
 
 class ProjectsServer(MCPServer):

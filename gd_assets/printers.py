@@ -106,6 +106,9 @@ def print_status(doc: dict, out=sys.stdout) -> None:
         print(f"{where:<{width}}  {r['status']}", file=out)
     c = doc["counts"]
     print(f"{len(places)} fragments: " + ", ".join(f"{c[k]} {k}" for k in (*views.STATES, "stale")), file=out)
+    if doc.get("stages"):
+        print("by stage: " + "; ".join(f"{stage} {n['done']} done" + "".join(
+            f", {n[k]} {k}" for k in views.STATES[1:-1] if n[k]) for stage, n in doc["stages"].items()), file=out)
     if doc.get("symbols"):
         print("project context: " + ", ".join(f"{n} {k}" for k, n in doc["symbols"].items()), file=out)
     if doc.get("verification"):

@@ -23,6 +23,7 @@ from gd_assets.partitions import fragments_partitions
 PID_TAG = "gd_assets/pid"
 HOST_TAG = "gd_assets/host"
 STATES = ("done", "failed", "stopped", "running", "waiting")
+STAGES = ("fragment_evidence", "fragment_judgement", "fragment_rewrite")  # the per-fragment assets, in order
 # A queued run carries the id of the command that submitted it, then its worker's (`claim_run`): queued
 # runs whose command died are dead too, or a later daemon would run them beside that command's retry.
 ACTIVE = [dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.NOT_STARTED,
@@ -104,6 +105,22 @@ def fragment_states(instance: dg.DagsterInstance, asset: str, keys: list[str]) -
         else:
             states[key] = "waiting"
     return states
+
+
+def progress_states(instance: dg.DagsterInstance, keys: list[str]) -> tuple[dict[str, str], dict[str, Counter]]:
+    """Each fragment's state as a user reads it, and the states of each per-fragment stage. The
+    judgement says "done"; a fragment it has not reached yet reads as the evidence does while that
+    stage is at it (running, stopped, failed), and as running once its evidence is recorded while a
+    live run is still going, so a long analysis never reads "0 done, 0 running"."""
+    by_stage = {asset: fragment_states(instance, asset, keys) for asset in STAGES}
+    live = any(_alive(r) for r in instance.get_runs(filters=dg.RunsFilter(statuses=ACTIVE), limit=50))
+    states = {}
+    for key in keys:
+        state, evidence = by_stage["fragment_judgement"][key], by_stage["fragment_evidence"][key]
+        if state == "waiting" and evidence != "waiting":
+            state = evidence if evidence != "done" else ("running" if live else "waiting")
+        states[key] = state
+    return states, {asset.removeprefix("fragment_"): Counter(s.values()) for asset, s in by_stage.items()}
 
 
 def materialization_counts(instance: dg.DagsterInstance, asset: str, keys: list[str]) -> dict[str, int]:

@@ -23,7 +23,7 @@ from gd_assets.freshness import (
     stale_judged,
     stale_judgements,
 )
-from gd_assets.status import STATES, fragment_states, materialization_counts
+from gd_assets.status import STATES, materialization_counts, progress_states
 
 TRACKING = ("path", "start_line", "end_line", "dump_start_line", "dump_end_line")
 CORPUS_TABLES = ("docs_chunks", "api_mapping", "label_prototypes")
@@ -190,7 +190,7 @@ def status_document(project: str, now: EvidenceInputs | None = None, judge: Judg
         raise NotFound(f"project {project!r} has no fragments: run `gd-assets analyze SOURCE --project {project}`")
     keys = [f["key"] for f in frags]
     inst = home.dagster_instance()
-    states = fragment_states(inst, "fragment_judgement", keys)
+    states, stages = progress_states(inst, keys)
     counts = materialization_counts(inst, "fragment_judgement", keys)
     rows = [{**{k: f[k] for k in ("key", *TRACKING)}, "status": states[f["key"]], "materializations": counts[f["key"]]}
             for f in frags]
@@ -203,7 +203,8 @@ def status_document(project: str, now: EvidenceInputs | None = None, judge: Judg
     verified = store.one_row("verifications", project)
     verification = verification_document({**verified, "figures": json.loads(verified["figures"]), "problems": []}) \
         if verified else None
-    return {"project": project, "counts": totals, "symbols": symbols, "fragments": rows,
+    return {"project": project, "counts": totals, "stages": {stage: {s: n[s] for s in STATES} for stage, n in stages.items()},
+            "symbols": symbols, "fragments": rows,
             "verification": verification and {k: verification[k] for k in ("godot", "verified_at", "lines", "figures")}}
 
 

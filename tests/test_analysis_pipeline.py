@@ -124,3 +124,18 @@ def test_examples_give_their_version(analysis_home):
     assert three["verdict"] == "godot3" and four["verdict"] == "godot4"
     report = Path(os.environ["GD_ASSETS_HOME"]) / "reports" / "dodge-godot3.html"
     assert "Player.gd" in report.read_text() and "<pre>" in report.read_text()
+
+
+def test_a_pathological_fragment_does_not_stop_the_analysis(analysis_home, tmp_path):
+    """An expression nested 5,000 parentheses deep (900 levels once broke the cue reader with a
+    RecursionError) is analysed like any other fragment, beside the rest of the project."""
+    project = tmp_path / "deep"
+    project.mkdir()
+    (project / "project.godot").write_text("config_version=4\n")
+    deep = "(" * 5000 + "1" + ")" * 5000
+    (project / "deep.gd").write_text(f"extends Node\n\nfunc deep():\n\tvar x = {deep}\n\treturn x\n\n"
+                                     "func old():\n\tyield(get_tree(), \"idle_frame\")\n")
+    doc = analyze_json(project)
+    frags = {f["key"]: f for f in doc["fragments"]}
+    assert frags["deep/deep.gd::deep"]["migration_needed"] is False
+    assert frags["deep/deep.gd::old"]["migration_needed"] is True and doc["verdict"] == "godot3"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -91,6 +92,47 @@ def test_killed_run_resumes_only_unfinished_fragments(analysis_home, deployment,
     assert next(iter(checks.values())).status.value == "SUCCEEDED"
     doc = json.loads(json.dumps(views.verdict_document("crowd"), default=str))
     assert doc["verdict"] == "godot3" and doc["counts"]["fragments"] == total
+
+
+def evidence_count(instance: dg.DagsterInstance) -> int:
+    return len(instance.fetch_materializations(dg.AssetKey("fragment_evidence"), limit=10_000).records)
+
+
+def test_an_interrupted_analysis_shows_progress_and_says_how_to_resume(analysis_home, tmp_path):
+    """While it runs, `status` counts fragments whose evidence is in as running, never "0 done, 0 running";
+    stopped with Ctrl-C (SIGINT) or SIGTERM, `analyze` prints one line saying how to resume, no traceback."""
+    project = tmp_path / "crowd"
+    write_project(project)
+    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    instance = orchestrate.instance()
+    proc = subprocess.Popen([sys.executable, "-m", "gd_assets.cli", "analyze", str(project), "--json"], cwd=REPO,
+                            env={**env, "GD_ASSETS_PROGRESS_EVERY": "0.5"}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    total = FILES * (FUNCTIONS + 1)
+    try:
+        deadline = time.monotonic() + 600
+        while evidence_count(instance) < 64:
+            assert proc.poll() is None, proc.communicate()[1][-2000:]
+            assert time.monotonic() < deadline, "the analysis did not get going"
+            time.sleep(0.05)
+        status = views.status_document("crowd")
+        assert status["stages"]["evidence"]["done"] >= 64
+        assert status["counts"]["running"] + status["counts"]["done"] >= 64, status["counts"]
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=300)
+    if proc.returncode == 0:
+        pytest.skip("the analysis finished before the interrupt reached it")
+    assert proc.returncode == 130 and "Traceback" not in err, err[-3000:]
+    assert re.search(r"(evidence|judgement): \d+ of \d+ fragment steps current", err), "progress lines on stderr"
+    assert not out.strip(), "nothing on stdout with --json when no verdict was reached"
+    last = err.strip().splitlines()[-1]
+    assert "gd-assets resume crowd" in last, err[-2000:]
+    result = orchestrate.resume("crowd")
+    assert result["closed_runs"] >= 0
+    final = views.status_document("crowd")
+    assert final["counts"]["done"] == total and all(r["materializations"] == 1 for r in final["fragments"])
 
 
 def test_runs_cover_contiguous_keys_and_ride_over_skippable_ones():

@@ -22,8 +22,11 @@ def fragment_queries(fragments: Sequence[dict], request: str) -> list[tuple[list
     fragment's `scope` (its place in the project, receivers.py), when given, resolves receivers."""
     out = []
     for frag in fragments:
-        cues = extract_cues(frag["kind"], frag["text"], request, file_kind=frag.get("file_kind"),
-                            scope=frag.get("scope"))
+        try:
+            cues = extract_cues(frag["kind"], frag["text"], request, file_kind=frag.get("file_kind"),
+                                scope=frag.get("scope"))
+        except RecursionError:  # past what the cue reader follows: this fragment alone says so
+            cues = [Cue("nested too deep to read its cues", "analysis_limit")]
         out.append((cues, Query(sparse_terms=sparse_terms(cues), dense_text=dense_text(frag["text"], cues))))
     return out
 

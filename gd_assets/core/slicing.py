@@ -50,6 +50,28 @@ def gdscript_parser() -> ts.Parser:
     return ts.Parser(ts.Language(tsg.language()))
 
 
+def descendants(node: ts.Node, include_self: bool = True):
+    """Every node under `node` in source order (pre-order), without recursion: an expression nested
+    thousands of parentheses deep is walked like any other."""
+    stack = [node] if include_self else list(reversed(node.children))
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def post_order(node: ts.Node):
+    """Every node under `node`, children before their parent (left to right), without recursion."""
+    stack: list[tuple[ts.Node, bool]] = [(node, False)]
+    while stack:
+        current, expanded = stack.pop()
+        if expanded:
+            yield current
+            continue
+        stack.append((current, True))
+        stack.extend((child, False) for child in reversed(current.children))
+
+
 def parse_gdscript(text: str) -> ts.Tree:
     """Parse GDScript as Godot reads it: a comment line's indentation means nothing. The grammar
     lets a column-0 comment end a function body, so each comment line is given the indentation of
@@ -262,13 +284,12 @@ def _error_reason(node: ts.Node | None, what: str) -> str:
 
 
 def _first_error(node: ts.Node) -> ts.Node | None:
-    if node.type == "ERROR" or node.is_missing:
-        return node
-    for child in node.children:
-        if child.has_error or child.is_missing:
-            found = _first_error(child)
-            if found is not None:
-                return found
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "ERROR" or current.is_missing:
+            return current
+        stack.extend(c for c in reversed(current.children) if c.has_error or c.is_missing)
     return None
 
 

@@ -17,9 +17,15 @@ GD_KINDS = {"declaration", "function", "function_part", "class"}
 
 def rewrite_fragment(kind: str, text: str, start_line: int, file_kind: str | None, scope: Scope | None,
                      rules: RewriteRules) -> FragmentRewrite:
-    """The rewrite of one fragment, whatever its file kind; comments and unparsed text stay as they are."""
+    """The rewrite of one fragment, whatever its file kind; comments and unparsed text stay as they are.
+    A fragment nested too deep for the rewrite is left as it is, a manual item saying so."""
     if file_kind == "gdscript" and kind in GD_KINDS:
-        return rewrite_gdscript(text, start_line, scope, rules)
+        try:
+            return rewrite_gdscript(text, start_line, scope, rules)
+        except RecursionError:
+            return FragmentRewrite(text=text, manual=[Manual(
+                "not_parsed", 0, text.count("\n"), "an expression nested too deep for the rewrite",
+                "the fragment is left as it is: migrate it by hand")])
     if file_kind in ("scene", "resource", "project"):
         return rewrite_config(kind, text, start_line, rules, file_kind, scope)
     if file_kind == "shader":
