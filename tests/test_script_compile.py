@@ -151,3 +151,173 @@ def test_annotations_move_above_extends(rules):
     script = '# a gimmick\nextends Area2D\nclass_name Spring, "res://spring.svg"\ntool\n\nvar power = 2\n'
     new, _, _, _ = migrate(rules, {**GODOT3, "s.gd": script}, "s.gd")
     assert new.startswith('# a gimmick\n@tool\n@icon("res://spring.svg")\nextends Area2D\nclass_name Spring\n\nvar power')
+
+
+def test_color_names_and_string_conversions_become_godot_4_calls(rules):
+    script = ('extends Node\n\nfunc tint(n: int, name):\n\tmodulate = ColorN("red", 0.5)\n\tvar label = String(n) + "x"\n'
+              '\treturn [ColorN(name), String("kept")]\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "t.gd": script}, "t.gd")
+    assert judged["tint"].migration_needed
+    assert 'modulate = Color("red", 0.5)' in new and 'var label = str(n) + "x"' in new
+    assert 'return [Color(name), String("kept")]' in new, "a String from a string literal is still a String"
+    cited = {e.rule: e.evidence["id"] for e in edits}
+    assert cited["color_name"] == "map:diff:method:@GDScript.ColorN"
+    assert cited["string_of_value"].startswith("docs:4:String")
+    same, _, _, judged4 = migrate(rules, {"project.godot": "config_version=5\n", "t.gd": 'func f(p):\n\treturn String(p)\n'},
+                                  "t.gd")
+    assert not judged4["f"].migration_needed, "Godot 4 code reads String(x) as it is: a StringName or NodePath"
+    _, _, _, judged = migrate(rules, {**GODOT3, "t.gd": 'func f(state):\n\treturn String(state.name)\n'}, "t.gd")
+    assert not judged["f"].migration_needed, "a node's name is a StringName in Godot 4, which String() takes"
+
+
+def test_an_expression_nested_thousands_deep_is_analysed_like_any_other(rules):
+    deep = "(" * 5000 + "1" + ")" * 5000
+    script = f"extends Node\n\nfunc deep():\n\tvar x = {deep}\n\treturn x\n\nfunc old():\n\tyield(get_tree(), \"idle_frame\")\n"
+    new, _, _, judged = migrate(rules, {**GODOT3, "d.gd": script}, "d.gd")
+    assert not judged["deep"].migration_needed and judged["old"].migration_needed
+    assert "await get_tree().process_frame" in new and deep in new
+
+
+def test_a_member_named_after_a_class_godot_4_added_is_renamed_where_it_is_read(rules):
+    files = {**GODOT3, "log.gd": "extends Object\n\nclass File:\n\tvar path = \"\"\n",
+             "base.gd": 'extends Node\n\nconst Logger = preload("res://log.gd")\nvar logger = Logger.File.new()\n',
+             "sub.gd": 'extends "res://base.gd"\n\nfunc other():\n\treturn Logger.File.new()\n\nfunc keep(Logger_x):\n'
+                       '\treturn Logger_x\n'}
+    new, edits, _, judged = migrate(rules, files, "base.gd")
+    assert 'const Logger_ = preload("res://log.gd")\nvar logger = Logger_.File.new()' in new
+    assert {e.evidence["id"] for e in edits if e.rule == "native_class_shadow"} == {"docs:4:Logger.class"}
+    sub, _, _, judged = migrate(rules, files, "sub.gd")
+    assert "return Logger_.File.new()" in sub and judged["other"].migration_needed
+    assert not judged["keep"].migration_needed
+
+
+def test_the_window_outside_a_node_is_the_scene_tree_root(rules):
+    script = ('extends Resource\n\nfunc apply(full):\n\tOS.window_fullscreen = full\n\treturn OS.window_size\n')
+    new, _, _, _ = migrate(rules, {**GODOT3, "settings.gd": script}, "settings.gd")
+    assert "get_window()" not in new and "(Engine.get_main_loop() as SceneTree).root.size" in new
+    node = 'extends Node\n\nfunc apply():\n\treturn OS.window_size\n\nstatic func size():\n\treturn OS.window_size\n'
+    new, _, _, _ = migrate(rules, {**GODOT3, "n.gd": node}, "n.gd")
+    assert "return get_window().size\n" in new and "return (Engine.get_main_loop() as SceneTree).root.size" in new
+
+
+def test_a_member_hiding_an_engine_class_is_renamed_on_its_receivers_too(rules):
+    files = {**GODOT3, "panel.gd": 'extends Control\nclass_name TagPanel\n\nonready var RegEx = get_node("RegEx")\n',
+             "user.gd": 'extends Node\n\nfunc read(panel: TagPanel):\n\treturn panel.RegEx.text\n'}
+    new, _, _, _ = migrate(rules, files, "panel.gd")
+    assert '@onready var RegEx_ = get_node("RegEx")' in new
+    user, _, _, judged = migrate(rules, files, "user.gd")
+    assert judged["read"].migration_needed and "return panel.RegEx_.text" in user
+
+
+def test_a_type_inferred_from_a_global_that_now_returns_a_variant_takes_its_float_version(rules):
+    script = ('extends Node\n\nfunc side(size: Vector2, a, b):\n\tvar square := max(abs(size.x), abs(size.y))\n'
+              '\tvar step : = stepify(a, 0.1)\n\tvar kept := a.max(b)\n\treturn [square, step, kept]\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "s.gd": script}, "s.gd")
+    assert judged["side"].migration_needed
+    assert "var square := maxf(abs(size.x), abs(size.y))" in new
+    assert "var step : = snappedf(a, 0.1)" in new and "var kept := a.max(b)" in new
+    assert {e.evidence["id"] for e in edits if e.rule == "variant_inference"} == {
+        "docs:4:@GlobalScope.method.maxf", "docs:4:@GlobalScope.method.snappedf"}
+    script += '\nfunc max(a, b):\n\treturn a\n'
+    new, _, _, _ = migrate(rules, {**GODOT3, "s.gd": script}, "s.gd")
+    assert "var square := max(" in new, "the project's own max() keeps its name"
+
+
+def test_constants_a_class_lost_with_godot_4_are_read_where_they_still_are(rules):
+    script = ('extends WindowDialog\n\nfunc build(box, margin):\n\tyield(get_tree(), "idle_frame")\n'
+              '\tbox.size_flags_horizontal = SIZE_EXPAND_FILL\n\treturn margin == MARGIN_LEFT\n')
+    new, edits, _, _ = migrate(rules, {**GODOT3, "d.gd": script}, "d.gd")
+    assert "box.size_flags_horizontal = Control.SIZE_EXPAND_FILL" in new and "margin == SIDE_LEFT" in new
+    assert {e.evidence["id"] for e in edits if e.rule == "inherited_constant"} == {"docs:4:Control.constant.SIZE_EXPAND_FILL"}
+
+
+def test_draw_string_takes_its_color_after_alignment_width_and_size(rules):
+    script = ('extends Control\n\nfunc _draw():\n\tvar font = get_font("font")\n\tdraw_string(font, Vector2(4, 8), "a", color)\n'
+              '\tdraw_string(font, Vector2.ZERO, "b", Color.red, 40)\n')
+    new, edits, _, _ = migrate(rules, {**GODOT3, "r.gd": script}, "r.gd")
+    assert 'draw_string(font, Vector2(4, 8), "a", HORIZONTAL_ALIGNMENT_LEFT, -1, 16, color)' in new
+    assert 'draw_string(font, Vector2.ZERO, "b", HORIZONTAL_ALIGNMENT_LEFT, 40, 16, Color.RED)' in new
+    assert [e.evidence["id"] for e in edits if e.rule == "draw_string_arguments"][0] == "map:diff:method:CanvasItem.draw_string"
+
+
+def test_an_empty_parent_constructor_call_goes(rules):
+    script = 'extends Reference\n\nclass Node3:\n\tvar v\n\tfunc _init(value).():\n\t\tv = value\n'
+    new, edits, _, _ = migrate(rules, {**GODOT3, "p.gd": script}, "p.gd")
+    assert "\tfunc _init(value):\n\t\tv = value\n" in new and "super" not in new
+
+
+def test_a_typed_json_parse_result_becomes_a_json_instance(rules):
+    script = ('extends Node\n\nfunc load_it(data):\n\tvar parse_result : JSONParseResult = JSON.parse(data)\n'
+              '\tif parse_result == null or ! parse_result.result is Dictionary:\n\t\treturn\n'
+              '\treturn parse_result.result.json\n')
+    new, _, _, _ = migrate(rules, {**GODOT3, "j.gd": script}, "j.gd")
+    assert "var parse_result = JSON.new()\n\tvar parse_result_error = parse_result.parse(data)\n" in new
+    assert "if parse_result == null or ! parse_result.data is Dictionary:" in new and "parse_result.data.json" in new
+
+
+def test_a_formatted_constant_becomes_a_concatenation_or_a_static_variable(rules):
+    script = ('extends Resource\nclass_name Keys\n\nconst _ROOT = "escoria"\nconst _UI = "ui"\nconst MAJOR := 1\n'
+              'const DIALOG = "%s/%s/dialog" % [_ROOT, _UI]\nconst VERSION := "%d.%s" % [MAJOR, _UI]\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "k.gd": script}, "k.gd")
+    assert 'const DIALOG = _ROOT + "/" + _UI + "/dialog"\n' in new
+    assert 'static var VERSION := "%d.%s" % [MAJOR, _UI]\n' in new
+    assert {e.evidence["id"] for e in edits if e.rule == "const_format"} == {
+        "docs:4:page:tutorials/scripting/gdscript/gdscript_basics#constants",
+        "docs:4:page:tutorials/scripting/gdscript/gdscript_basics#static-variables"}
+
+
+def test_a_coroutine_state_loop_with_checks_around_it_becomes_an_await(rules):
+    script = ('extends Node\n\nfunc code(ctx):\n\tvar rv = _code(ctx)\n\tassert(! (rv is GDScriptFunctionState))\n'
+              '\twhile rv is GDScriptFunctionState:\n\t\tassert(false)\n\t\trv = yield(rv, "completed")\n\treturn rv\n')
+    new, _, _, _ = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
+    assert "func code(ctx):\n\tvar rv = await _code(ctx)\n\treturn rv\n" in new
+
+
+def test_a_call_of_a_project_coroutine_whose_value_is_used_is_awaited(rules):
+    files = {**GODOT3, "gen.gd": ('extends Node\nclass_name Gen\n\nfunc code(ctx):\n\tyield(get_tree(), "idle_frame")\n'
+                                  '\treturn ctx\n\nfunc plain():\n\treturn 1\n'),
+             "user.gd": ('extends Node\n\nfunc use(g: Gen):\n\tvar a = g.code(1)\n\tg.code(2)\n\tvar b = g.plain()\n'
+                         '\treturn [a, b]\n')}
+    new, _, _, judged = migrate(rules, files, "user.gd")
+    assert judged["use"].migration_needed
+    assert "\tvar a = await g.code(1)\n\tg.code(2)\n\tvar b = g.plain()\n" in new
+
+
+def test_a_slash_escape_godot_3_read_as_a_slash_is_written_as_one(rules):
+    script = 'extends Node\n\nconst PATTERN = "(?<a>.+)\\/(?<b>[^.]+)\\/x"\nconst KEPT = "a\\\\/b"\n'
+    new, edits, _, judged = migrate(rules, {**GODOT3, "r.gd": script}, "r.gd")
+    assert 'const PATTERN = "(?<a>.+)/(?<b>[^.]+)/x"\n' in new and 'const KEPT = "a\\\\/b"\n' in new
+
+
+def test_a_method_godot_4_dropped_on_an_untyped_receiver_of_a_godot_3_project_is_migrated(rules):
+    script = 'extends Node\n\nfunc f(x):\n\tif x.data.empty():\n\t\treturn x.scene.instance()\n'
+    new, _, _, judged = migrate(rules, {**GODOT3, "u.gd": script}, "u.gd")
+    assert judged["f"].migration_needed and "x.data.is_empty()" in new and "x.scene.instantiate()" in new
+    own = script + '\nfunc empty():\n\treturn true\n'
+    _, _, _, judged = migrate(rules, {**GODOT3, "u.gd": own.replace("x.scene.instance()", "1")}, "u.gd")
+    assert not judged["f"].migration_needed, "a project script answers to empty(): the receiver may be it"
+
+
+def test_a_signal_named_like_a_function_of_its_script_is_renamed_where_it_is_used(rules):
+    files = {**GODOT3,
+             "logger.gd": ('extends Reference\nclass_name Log\n\nsignal error_message(message)\n\n'
+                           'func error_message(msg):\n\temit_signal("error_message", msg)\n'),
+             "prompt.gd": ('extends Node\n\nvar log: Log\n\nfunc _ready():\n\tlog.connect("error_message", self, "_on_error")\n'
+                           '\nfunc _on_error(m):\n\tprint(m)\n')}
+    new, edits, _, judged = migrate(rules, files, "logger.gd")
+    assert "signal error_message_signal(message)" in new and 'emit_signal("error_message_signal", msg)' in new
+    assert "func error_message(msg):" in new and judged["error_message"].migration_needed
+    prompt, _, _, _ = migrate(rules, files, "prompt.gd")
+    assert "log.error_message_signal.connect(self._on_error)" in prompt
+    files["panel.tscn"] = ('[gd_scene load_steps=2 format=2]\n\n[ext_resource path="res://logger.gd" type="Script" id=1]\n\n'
+                           '[node name="Panel" type="Node"]\nscript = ExtResource( 1 )\n\n[node name="Out" type="Node" parent="."]\n\n'
+                           '[connection signal="error_message" from="." to="Out" method="queue_free"]\n')
+    scene, _, _, _ = migrate(rules, files, "panel.tscn")
+    assert '[connection signal="error_message_signal" from="." to="Out" method="queue_free"]' in scene
+
+
+def test_a_flag_godot_4_made_an_enum_gets_the_enum_value(rules):
+    script = 'extends Node\n\nfunc f(label: Label, on):\n\tlabel.autowrap = true\n\tlabel.set_autowrap(on)\n'
+    new, _, _, _ = migrate(rules, {**GODOT3, "w.gd": script}, "w.gd")
+    assert "label.autowrap_mode = TextServer.AUTOWRAP_WORD_SMART\n" in new
+    assert "label.set_autowrap_mode(TextServer.AUTOWRAP_WORD_SMART if (on) else TextServer.AUTOWRAP_OFF)" in new

@@ -14,15 +14,16 @@ from dataclasses import dataclass
 
 import tree_sitter as ts
 
-from gd_assets.core.overrides import overridden_anywhere, override_of
+from gd_assets.core.overrides import overridden_anywhere, override_of, shadow_of
 from gd_assets.core.receivers import ANY_PROJECT, PROJECT, UNKNOWN, Scope, chain_receivers, fragment_locals
-from gd_assets.core.slicing import parse_gdscript
+from gd_assets.core.slicing import descendants, parse_gdscript
 
 DEFAULT_REQUEST = (
     "Check whether this project is Godot 3 or Godot 4 and, where needed, find evidence for converting it"
 )
 MAX_SHAPE = 80
-JUDGE_ONLY = ("name", "property", "named_member", "project_context", "declared_member", "native_override")  # cue sources the judge reads and the retriever does not
+JUDGE_ONLY = ("name", "property", "named_member", "project_context", "declared_member", "native_override",
+              "native_class_shadow", "analysis_limit", "coroutine_call", "signal_clash")  # cue sources the judge reads and the retriever does not
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,12 @@ def extract_cues(kind: str, text: str, request: str = DEFAULT_REQUEST, file_kind
     return list(cues.items.values())
 
 
+# Global functions that returned a float in Godot 3 and return a Variant in Godot 4 (the two class
+# references), with Godot 4's float version: `var x := max(a, b)` infers from a Variant there (an
+# error by default); `maxf(a, b)` is what Godot 3's `max` computed.
+VARIANT_RESULTS = {"abs": "absf", "ceil": "ceilf", "clamp": "clampf", "floor": "floorf", "max": "maxf", "min": "minf",
+                   "round": "roundf", "sign": "signf", "stepify": "snappedf"}
+
 _GD_KINDS = {"declaration", "function", "function_part", "class", "comment", "unparsed"}
 _SCENE_KINDS = {"gd_scene", "gd_resource", "ext_resource", "sub_resource", "node", "connection", "editable",
                 "resource"}
@@ -112,7 +119,9 @@ def _arg_shape(node: ts.Node) -> str:
                      "node_path", "get_node") or (node.type == "attribute" and node.child_count <= 3
                                                    and all(c.type in ("identifier", ".") for c in node.children)):
         shape = _text(node)
-        return shape if len(shape) <= 30 else "…"
+        if len(shape) > 30:  # a long string still reads as a string (`connect("sig", self, "…")`)
+            return '"…"' if node.type == "string" else "…"
+        return shape
     if node.type == "identifier" or _text(node) == "self":
         return _text(node)
     return "…"
@@ -129,11 +138,8 @@ def _gdscript_cues(text: str, cues: _Cues) -> None:
     if cues.scope is not None:
         declared, assigned = fragment_locals(root, cues.scope)
         cues.scope = Scope(cues.scope.context, cues.scope.scope, cues.scope.engine, declared, assigned)
-    stack = [root]
-    while stack:
-        node = stack.pop()
+    for node in descendants(root):
         _node_cues(node, cues)
-        stack.extend(reversed(node.children))
     for line in text.split("\n"):
         stripped = line.strip()
         if stripped.startswith("#") and "TODOConverter" in stripped:
@@ -148,11 +154,25 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
     kind = node.type
     if not node.is_named:
         return
+    if kind == "const_statement":
+        value = node.child_by_field_name("value")
+        if value is not None and value.type == "binary_operator" and len(value.children) == 3 and \
+                _text(value.children[1]) == "%" and value.children[0].type == "string":
+            cues.add('const = "…" % […]', "syntax")  # a format is no constant expression in Godot 4
+    if kind == "variable_statement":
+        value = node.child_by_field_name("value")
+        if value is not None and value.type == "call" and any(c.type == "inferred_type" for c in node.children):
+            callee = _text(value.children[0])  # `var x := max(a, b)`: a float in Godot 3, a Variant in Godot 4
+            if callee in VARIANT_RESULTS and not (cues.scope is not None and
+                                                  cues.scope.implicit_owner(callee).startswith(PROJECT)):
+                cues.add(f":= {callee}()", "syntax")
     if kind in _MEMBER_KINDS and cues.scope is not None and node.parent is not None and node.parent.type == "source":
         name = node.child_by_field_name("name") or next((c for c in node.children if c.type == "name"), None)
         engine = cues.scope.engine_class_of(cues.scope.self_type())
         if name is not None and engine is not None:  # a member a Godot 4 engine class may have taken
             cues.add(_text(name), "declared_member", engine)
+    if kind == "string" and re.search(r"(?<!\\)(?:\\\\)*\\/", _text(node)):
+        cues.add("\\/ escape", "syntax")  # Godot 3 read `\/` as `/`; Godot 4 rejects the escape
     if kind == "string" and re.match(r"""^["'][^"'\n]*\.shader["']$""", _text(node)):
         cues.add(".shader", "resource_path")  # a path to a shader file by its Godot 3 extension
     if kind == "extends_statement":
@@ -180,6 +200,7 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         receiver = _call_receiver(name, cues.scope)
         cues.add(name, "call", receiver)
         _override_cue(name, receiver, cues)
+        _coroutine_cue(node, name, receiver, cues)
         cues.add(_call_shape(name, node.child_by_field_name("arguments")), "call_shape", receiver)
         if name in ("yield", "super", "preload", "load"):
             cues.add(name + "(", "syntax")
@@ -236,6 +257,9 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         cues.add("tool", "syntax")
     elif kind == "signal_statement":
         cues.add("signal", "syntax")
+        name = node.child_by_field_name("name")
+        if cues.scope is not None and name is not None and cues.scope.signal_clash(cues.scope.self_type(), _text(name)):
+            cues.add(_text(name), "signal_clash", cues.scope.self_type())
     elif kind == "type":
         _type_cues(node, cues)
     elif kind == "identifier" and node.parent is not None and node.parent.type not in ("attribute_call",):
@@ -253,10 +277,25 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
                 receiver = own if own.startswith("project:") and own != "project:*" else \
                     scope.class_type(name) or scope.owner(UNKNOWN, name)
             cues.add(name, "identifier", receiver)
+            _shadow_cue(name, cues)
         elif _is_bare_name(node) and not (scope is not None and name in scope.locals):
             cues.add(name, "name", scope.implicit_owner(name) if scope is not None else None)
     elif kind == "comment" and "TODOConverter" in _text(node):
         cues.add("TODOConverter", "converter_leftover")
+    elif kind == "name" and node.parent is not None and node.parent.type in _DECLARATIONS and \
+            node.parent.parent is not None and node.parent.parent.type in ("source", "class_body"):
+        _shadow_cue(_text(node), cues)
+
+
+_DECLARATIONS = ("const_statement", "variable_statement", "export_variable_statement", "onready_variable_statement",
+                 "enum_definition", "class_definition", "function_definition", "signal_statement")
+
+
+def _shadow_cue(name: str, cues: _Cues) -> None:
+    """A project member named after a class Godot 4 added (`const Logger`), declared or read here."""
+    found = shadow_of(cues.scope, name)
+    if found is not None:
+        cues.add(name, "native_class_shadow", found.native)
 
 
 _NOT_BARE_PARENTS = {"attribute", "attribute_call", "call", "parameters", "typed_parameter", "default_parameter",
@@ -289,7 +328,7 @@ def _is_bare_name(node: ts.Node) -> bool:
 def _type_cues(node: ts.Node, cues: _Cues) -> None:
     """Class names in a type; `Outer.Inner` is read on what `Outer` is (a project enum stays the project's)."""
     scope, prev, prev_end, dotted_type = cues.scope, None, -1, UNKNOWN
-    for ident in (c for c in _walk(node) if c.type == "identifier"):
+    for ident in (c for c in descendants(node) if c.type == "identifier"):
         name = _text(ident)
         at = ident.start_byte - node.start_byte
         dotted = prev is not None and ident.start_byte == prev_end + 1 and node.text[at - 1:at] == b"."
@@ -324,6 +363,8 @@ def _named_member_cues(name: str, arguments: ts.Node | None, type_: str, cues: _
     if re.fullmatch(r"[A-Za-z_]\w*", member):
         kind = "signal" if name in _NAMES_A_SIGNAL else "method"
         cues.add(f"{kind}:{member}", "named_member", cues.scope.owner(type_, member))
+        if kind == "signal" and cues.scope.signal_clash(type_, member):  # a signal Godot 4 renames here
+            cues.add(member, "signal_clash", type_)
 
 
 def _override_cue(name: str, receiver: str | None, cues: _Cues) -> None:
@@ -341,6 +382,19 @@ def _override_cue(name: str, receiver: str | None, cues: _Cues) -> None:
         cues.add(found.name, "native_override", receiver)
 
 
+def value_used(call: ts.Node) -> bool:
+    """Whether a call's value is used (Godot 4 wants `await` on a coroutine's value, not on a bare statement)."""
+    parent = call.parent
+    return parent is not None and parent.type not in ("expression_statement", "await_expression") and not (
+        parent.type == "arguments" and parent.parent is not None and _text(parent.parent.children[0]) == "yield")
+
+
+def _coroutine_cue(call: ts.Node, name: str, receiver: str | None, cues: _Cues) -> None:
+    """A call of a project function that yields, whose value is used: Godot 4 needs `await` there."""
+    if cues.scope is not None and receiver is not None and cues.scope.is_coroutine(receiver, name) and value_used(call):
+        cues.add(name, "coroutine_call", receiver)
+
+
 def _connection_override_cue(attrs: dict, cues: _Cues) -> None:
     """A scene connection calling a project method that Godot 4 renames (its node's script has it)."""
     scope = cues.scope
@@ -351,15 +405,19 @@ def _connection_override_cue(attrs: dict, cues: _Cues) -> None:
         found = override_of(scope, scope.owner(PROJECT + script, method), method)
     if found is not None:
         cues.add(found.name, "native_override", found.native)
+    origin, signal = attrs.get("from", "").strip('"'), attrs.get("signal", "").strip('"')
+    emitter = scope.context.scene_scripts.get((scope.path, origin)) if scope is not None and origin else None
+    if emitter and signal and scope.signal_clash(PROJECT + emitter, signal):
+        cues.add(signal, "signal_clash", PROJECT + emitter)
 
 
 def _call_receiver(name: str, scope: Scope | None) -> str | None:
     """A bare call: a constructor (`Timer()`, `PoolStringArray()`) or a method of the script's chain."""
     if scope is None:
         return None
-    if name[:1].isupper():
+    if name[:1].isupper() and not (scope.engine is not None and scope.engine.is_global_function("3", name)):
         return scope.class_type(name) or UNKNOWN
-    return scope.implicit_owner(name)
+    return scope.implicit_owner(name)  # also `ColorN()`: a global function, not a class
 
 
 def _continues_previous_line(node: ts.Node) -> bool:
@@ -378,12 +436,6 @@ def _continues_previous_line(node: ts.Node) -> bool:
     return False
 
 
-def _walk(node: ts.Node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
     """`Input.is_action_pressed`, `Vector2.ZERO`, `position.clamp`: each base with its next member."""
     parts: list[tuple[str, ts.Node]] = []
@@ -397,6 +449,7 @@ def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
             receiver = receivers.get(child.id)
             cues.add("." + name, "call", receiver)
             _override_cue(name, receiver, cues)
+            _coroutine_cue(node if child is node.children[-1] else child, name, receiver, cues)
             cues.add(_call_shape(name, child.child_by_field_name("arguments")), "call_shape", receiver)
             if cues.scope is not None:
                 _named_member_cues(name, child.child_by_field_name("arguments"), read_on.get(child.id, UNKNOWN), cues)
@@ -425,6 +478,9 @@ def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
             if member_node is not parts[0][1] and member_node.type == "identifier" and \
                     after not in ("connect", "disconnect", "emit", "is_connected"):
                 cues.add("." + member, "property", receivers.get(member_node.id))
+                found = shadow_of(cues.scope, member, receivers.get(member_node.id) or UNKNOWN)
+                if found is not None:  # `panel.RegEx`: a project member named after a Godot 4 class
+                    cues.add(member, "native_class_shadow", found.native)
 
 
 # --- project.godot / .cfg, scenes and resources, other text ----------------------------------------

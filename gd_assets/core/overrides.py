@@ -1,7 +1,10 @@
-"""Project methods that Godot 4's engine classes took: a script's `func grab_focus()` on a Control, or
+"""Project names that Godot 4 took. Methods its engine classes took: a script's `func grab_focus()` on a Control, or
 `func get_class()` on any Object, is a compile error there (NATIVE_METHOD_OVERRIDE: a script cannot
 replace a native method). Godot 3 let a script's method hide a native one; Godot 4 needs it renamed
-in the script, in every subclass that overrides it and at every call that reaches it.
+in the script, in every subclass that overrides it and at every call that reaches it. Members named
+after an engine class: a script's `onready var RegEx = $RegEx`, or `const Logger = preload(...)` (Godot
+4.5 added `Logger`), is a parse error in Godot 4 ("The member "RegEx" shadows a native class"),
+renamed in the script and wherever it is read.
 
 The names come from the project context and the Godot 4 class reference only, once per project, so
 the cues, the judge and the rewrite agree on every fragment.
@@ -12,9 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gd_assets.core.project_context import ProjectContext
-from gd_assets.core.receivers import PROJECT, Scope
+from gd_assets.core.receivers import ANY_PROJECT, PROJECT, Scope
 
 SUFFIX = "_"  # `grab_focus` -> `grab_focus_`: the name people keep, marked as the project's own
+SIGNAL_SUFFIX = "_signal"  # a signal named like a function of its script: `error_message` -> `error_message_signal`
 
 
 @dataclass(frozen=True)
@@ -66,3 +70,31 @@ def overridden_anywhere(scope: Scope | None, name: str) -> Override | None:
     if found is None or found.native == "Object" or len(scope.engine.member_classes("4", "method", name)) > 3:
         return None
     return found
+
+
+def native_class_shadows(context: ProjectContext, engine) -> dict[str, dict[str, Override]]:
+    """Script scope -> {member name: Override} for every member (constant, variable, function, enum,
+    inner class) named after a class of the Godot 4 reference (kept on the context: computed once).
+    Godot 3 let a member hide a class (`onready var RegEx = $RegEx`); `native` is that class."""
+    cached = context.__dict__.get("_native_class_shadows")
+    if cached is not None:
+        return cached
+    found: dict[str, dict[str, Override]] = {}
+    if engine is not None:
+        for scope_name, script in context.scripts.items():
+            for name in script.members:
+                if name[:1].isupper() and engine.has_class("4", name) and name + SUFFIX not in script.members:
+                    found.setdefault(scope_name, {})[name] = Override(name, name + SUFFIX, name)
+    context.__dict__["_native_class_shadows"] = found
+    return found
+
+
+def shadow_of(scope: Scope | None, name: str, owner: str | None = None) -> Override | None:
+    """The Override of `name` read in `scope` (the script's chain owns it, or `owner`, the receiver of
+    `x.name`), if the project member shadows a Godot 4 class."""
+    if scope is None or not name[:1].isupper() or (owner is None and name in scope.locals):
+        return None
+    owner = owner or scope.implicit_owner(name)
+    if not owner.startswith(PROJECT) or owner == ANY_PROJECT:
+        return None
+    return native_class_shadows(scope.context, scope.engine).get(owner[len(PROJECT):], {}).get(name)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import tree_sitter as ts
 
 from gd_assets.core.shading import shader_textures
-from gd_assets.core.slicing import parse_gdscript, slice_file
+from gd_assets.core.slicing import descendants, parse_gdscript, slice_file
 
 # Row kinds: per script (scope = script path, or `path::Inner` for an inner class) ...
 SCRIPT_KINDS = ("class_name", "extends", "func", "var", "const", "signal", "enum", "class")
@@ -44,6 +44,8 @@ class Script:
     extends: str | None = None         # engine class, class_name, or a res:// path (quoted)
     members: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name -> (kind, type expression)
     nodes: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)  # node path -> (type, script)
+    coroutines: set[str] = field(default_factory=set)  # its functions that yield: Godot 4 callers must await them
+    signal_clashes: set[str] = field(default_factory=set)  # names both a signal and a function (Godot 4 refuses)
 
 
 @dataclass
@@ -127,6 +129,10 @@ class ProjectContext:
                 out.append(_row(script.scope, kind, name, type_, None))
             for path, (type_, attached) in script.nodes.items():
                 out.append(_row(script.scope, "node", path, type_, attached))
+            for name in sorted(script.coroutines):
+                out.append(_row(script.scope, "coroutine", name, None, None))
+            for name in sorted(script.signal_clashes):
+                out.append(_row(script.scope, "signal_clash", name, None, None))
         return out
 
     @classmethod
@@ -164,6 +170,10 @@ class ProjectContext:
                 script.extends = row["name"]
             elif kind == "node":
                 script.nodes[row["name"]] = (row["type"], row["detail"])
+            elif kind == "coroutine":
+                script.coroutines.add(row["name"])
+            elif kind == "signal_clash":
+                script.signal_clashes.add(row["name"])
             elif kind in SCRIPT_KINDS:
                 script.members[row["name"]] = (kind, row["type"])
         ctx._index()
@@ -379,7 +389,12 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
             name = node.child_by_field_name("name")
             ret = node.child_by_field_name("return_type") or next(
                 (c for c in node.named_children if c.type == "type"), None)
+            if name is not None and script.members.get(_text(name), ("",))[0] == "signal":
+                script.signal_clashes.add(_text(name))
             script.members[_text(name) if name is not None else "_init"] = ("func", _text(ret) if ret else None)
+            if name is not None and any(c.type == "call" and _text(c.children[0]) == "yield"
+                                        for c in descendants(node, include_self=False)):
+                script.coroutines.add(_text(name))
         elif kind in ("variable_statement", "onready_variable_statement", "export_variable_statement"):
             name = node.child_by_field_name("name")
             if name is None:
@@ -399,13 +414,15 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
                 script.members[_text(name)] = ("const", value_type(node.child_by_field_name("value")))
         elif kind == "signal_statement":
             name = node.child_by_field_name("name")
-            if name is not None:
+            if name is not None and script.members.get(_text(name), ("",))[0] == "func":
+                script.signal_clashes.add(_text(name))  # the function keeps the name's member entry
+            elif name is not None:
                 script.members[_text(name)] = ("signal", None)
         elif kind == "enum_definition":
             name = node.child_by_field_name("name")
             if name is not None:
                 script.members[_text(name)] = ("enum", None)
-            for enumerator in (c for c in _descendants(node) if c.type == "enumerator"):
+            for enumerator in (c for c in descendants(node, include_self=False) if c.type == "enumerator"):
                 if enumerator.named_children:
                     script.members.setdefault(_text(enumerator.named_children[0]), ("const", None))
         elif kind == "class_definition":
@@ -427,12 +444,6 @@ def _last_value(node: ts.Node) -> ts.Node | None:
     named = [c for c in node.named_children if c.type not in ("name", "type", "inferred_type", "annotations",
                                                                "setget", "arguments")]
     return named[-1] if named else None
-
-
-def _descendants(node: ts.Node):
-    for child in node.children:
-        yield child
-        yield from _descendants(child)
 
 
 def _extends_target(node: ts.Node) -> str | None:

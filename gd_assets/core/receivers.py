@@ -23,6 +23,7 @@ from typing import Protocol
 import tree_sitter as ts
 
 from gd_assets.core.project_context import ProjectContext, Script, node_path, res_file, value_type
+from gd_assets.core.slicing import descendants
 
 UNKNOWN = "?"
 PROJECT = "project:"
@@ -242,6 +243,17 @@ class Scope:
         found = self.class_type(name)
         return found or UNKNOWN
 
+    def signal_clash(self, holder: str, name: str) -> bool:
+        """Whether signal `name` of a value of `holder` shares its name with a function of the same script."""
+        owner = self.owner(holder, name)
+        script = self.context.scripts.get(owner[len(PROJECT):]) if owner.startswith(PROJECT) else None
+        return script is not None and name in script.signal_clashes
+
+    def is_coroutine(self, owner: str, name: str) -> bool:
+        """Whether `name` reached through `owner` (`project:<scope>`) is a project function that yields."""
+        script = self.context.scripts.get(owner[len(PROJECT):]) if owner.startswith(PROJECT) else None
+        return script is not None and name in script.coroutines
+
     def implicit_owner(self, member: str) -> str:
         """The receiver of a bare call or name (`rect_position`, `get_tree()`): the script's chain."""
         if member in self.locals:
@@ -259,19 +271,13 @@ def _text(node: ts.Node) -> str:
     return node.text.decode("utf-8", "replace")
 
 
-def _walk(node: ts.Node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 def fragment_locals(root: ts.Node, scope: Scope) -> tuple[dict[str, str | None], dict[str, str]]:
     """Names a fragment declares (variables, parameters, loop variables) with their types (declared,
     or read from the value: `var col = move_and_collide(...)` is a KinematicCollision), and the
     obvious types of other names it assigns (`_thread = Thread.new()`)."""
     found: dict[str, str | None] = {}
     assigned: dict[str, str] = {}
-    for node in _walk(root):
+    for node in descendants(root):
         if node.type == "variable_statement" and node.parent is not None and node.parent.type == "body":
             name = node.child_by_field_name("name")
             if name is None:

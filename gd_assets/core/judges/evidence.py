@@ -19,6 +19,7 @@ import pydantic
 
 from gd_assets.core import properties
 from gd_assets.core.corpus.surface import Surface, load_surface, split_args
+from gd_assets.core.cues import VARIANT_RESULTS
 from gd_assets.core.judges import JudgeIdentity, register
 from gd_assets.core.judges.base import JudgeInput, Judgement
 from gd_assets.core.shading import SCREEN_TEXTURES
@@ -31,6 +32,8 @@ GD3_SYNTAX = {
     "export": "`export` keyword (Godot 4: `@export`)",
     "export(": "`export(...)` hint syntax (Godot 4: `@export_*` annotations)",
     "onready": "`onready` keyword (Godot 4: `@onready`)",
+    "\\/ escape": "a `\\/` escape in a string: Godot 3 read it as `/`, Godot 4 rejects it",
+    'const = "…" % […]': "a constant holding a `%` format: Godot 4 does not fold it into a constant expression",
     "setget": "`setget` (Godot 4: property `set`/`get` blocks)",
     "yield(": "`yield()` (Godot 4: `await`)",
     "tool": "`tool` keyword (Godot 4: `@tool`)",
@@ -164,6 +167,10 @@ class EvidenceJudge:
                 out.append(Marker("4", text, GD4_SYNTAX[text], 0.9))
             elif source == "syntax" and text.startswith(".") and text.endswith("("):
                 out.append(Marker("3", text, f"`{text}...)` calls the parent's method (Godot 4: `super.{text[1:]}...)`)", 0.9))
+            elif source == "syntax" and text.startswith(":= ") and text[3:-2] in VARIANT_RESULTS:
+                out.append(Marker("3", text[3:-2], f"`var x {text}`: Godot 4's `{text[3:]}` returns a Variant, so no type "
+                                  f"can be inferred (an error by default there; `{VARIANT_RESULTS[text[3:-2]]}()` "
+                                  "computes the float Godot 3's gave)", 0.85))
             elif source == "syntax" and text == 'connect("signal", …) string':
                 pass  # decided from the call shape below
             elif source == "annotation":
@@ -189,12 +196,21 @@ class EvidenceJudge:
         members are looked up through its ancestors in both references; an unknown receiver gives
         strong evidence only for a distinctive name."""
         text, source, receiver = cue.cue, cue.source, cue.receiver
+        if source == "signal_clash":
+            return [Marker("3", text, f"the project's signal `{text}` shares its name with a function of its script "
+                                      "(Godot 4 refuses the pair): the signal is renamed project-wide", 0.9)]
+        if source == "coroutine_call":
+            return [Marker("3", text, f"`{text}()` is a project coroutine (it yields) whose value is used: Godot 4 "
+                                      "needs `await` there (a parse error without)", 0.85)]
         if receiver.startswith(("project", "other:")) and not (  # a module's class still connects as an Object
                 receiver.startswith("other:") and source == "call_shape" and text.split("(", 1)[0] in _OBJECT_SIGNAL_CALLS):
             return []  # the project's own name, or a module's class neither reference documents
         engine = receiver if receiver != "?" else None
         if source == "declared_member":
             return self._declared_member_markers(text, receiver)
+        if source == "native_class_shadow":
+            return [Marker("3", text, f"the project's `{text}` is named after Godot 4's class `{text}` (it shadows a "
+                                      "native class there, a parse error): renamed project-wide", 0.9)]
         if source == "native_override":
             if receiver == "?":  # a call whose receiver is unknown, of a name a project script renames
                 return [Marker("3", text, f"`{text}()` may reach a project method Godot 4 renames (it overrides a "
@@ -209,8 +225,8 @@ class EvidenceJudge:
             if engine == text or not engine:  # named after its class (the editor's default): ports rename both
                 return self._name_markers(text, source)
             return self._node_type_markers(text, engine)
-        if source == "call" and text[:1].isupper():
-            return self._name_markers(text, "type")  # a constructor: `PoolStringArray([])`
+        if source == "call" and text[:1].isupper():  # a constructor: `PoolStringArray([])`; or `ColorN()`
+            return self._name_markers(text, "type") or self._global_call_markers(text)
         if source == "call_shape":
             return self._shape_markers(text, defined, receiver, godot3)
         if source == "attribute":
@@ -242,8 +258,11 @@ class EvidenceJudge:
             found = self._bare_name_markers(member) or self._unknown_member_markers(member)
         elif source == "identifier":
             found = self._name_markers(text, source)
-        return [m if self._distinctive(member) else Marker(m.side, m.name, m.reason + " (receiver unknown)", HINT)
-                for m in found]
+        # In a Godot 3 project, a method no Godot 4 class has, called on a receiver no project script
+        # answers to (`?`: no script defines the name), cannot be Godot 4 code either: strong evidence.
+        gone = godot3 and receiver == "?" and source == "call" and text.startswith(".")
+        return [m if self._distinctive(member) or (gone and m.side == "3")
+                else Marker(m.side, m.name, m.reason + " (receiver unknown)", HINT) for m in found]
 
     def _static_markers(self, cls: str, member: str) -> list[Marker]:
         """`image.create(w, h, …)`: a method Godot 4 made static, called on an instance (Godot 4 code
@@ -369,8 +388,8 @@ class EvidenceJudge:
 
     def _global_call_markers(self, name: str) -> list[Marker]:
         s = self.surface
-        if name[:1].isupper():
-            return []
+        if name[:1].isupper() and (s.has_class("3", name) or s.has_class("4", name)):
+            return []  # a constructor; `ColorN()` is a function
         g3, g4 = s.is_global_function("3", name), s.is_global_function("4", name)
         if g3 and not g4 and not s.any_member("4", name):
             new = s.renames.get("function", {}).get(name)
@@ -424,6 +443,16 @@ class EvidenceJudge:
                 return [Marker("3", name, f'`{name}("signal", target, "method")` (Godot 4: `signal.{name}(callable)`)',
                                0.9)]
         parts = [p.strip() for p in split_args(args)]
+        if name == "draw_string" and godot3 and len(parts) in (4, 5) and receiver in (None, "?", *_CANVAS_ITEMS) \
+                and not re.match(r"(HORIZONTAL_ALIGNMENT_|\d)", parts[3]):
+            # Godot 3's fourth argument was the color; Godot 4's is the alignment (then width, font size, color)
+            return [Marker("3", name, f"`{shape}`: the color is Godot 4's seventh argument (after alignment, width "
+                                      "and font size)", 0.8)]
+        if name == "connect" and godot3 and len(parts) >= 3 and parts[0].startswith('"') and \
+                re.fullmatch(r"[a-z_]\w*", parts[2]) and not parts[2].startswith(("connect_", "flag")):
+            # Godot 3's `connect("signal", target, method_name)`; Godot 4's third argument is the flags
+            return [Marker("3", name, f'`{shape}`: a target and a method name (Godot 4: `signal.connect(callable)`)',
+                           0.85)]
         if name in _CALLBACK_PAIRS and len(parts) >= 2 and parts[0] == "self" and parts[1].startswith('"'):
             return [Marker("3", name, f'`{name}(self, "method")` passes a method by name (Godot 4: a Callable)', 0.85)]
         if (name in _UNDO_REDO_CALLS and (godot3 and receiver in (None, "?") or receiver == "UndoRedo")
@@ -433,6 +462,12 @@ class EvidenceJudge:
             return [Marker("3", name, f'`{name}(object, "method", …)` (Godot 4: `{name}(callable)`)', 0.85)]
         if name == "save" and receiver == "ResourceSaver" and (godot3 or parts[:1] and parts[0].startswith('"')):
             return [Marker("3", name, "`ResourceSaver.save(path, resource)` (Godot 4: `save(resource, path)`)", 0.85)]
+        if name == "String" and godot3 and count == 1 and re.fullmatch(r"[\w.]+", parts[0]) and \
+                not parts[0].lower().endswith(("name", "path")):
+            # Godot 3's String(x) took any value (`String(id)`); Godot 4's only a String, StringName or
+            # NodePath, which `x.name` and `get_path()` now are
+            return [Marker("3", name, f"`{shape}`: Godot 4's String() does not convert other values (`str()` does)",
+                           0.8)]
         if args.strip() == "…":
             return []
         if receiver and receiver != "?":
@@ -475,6 +510,9 @@ class EvidenceJudge:
             if cue.source == "native_override":
                 out.append(Marker("3", text, f"the connection calls the project's `{text}()`, which overrides Godot 4's "
                                              f"native `{cue.receiver}.{text}` (a compile error there): renamed", 0.9))
+            elif cue.source == "signal_clash":
+                out.append(Marker("3", text, f"the connection's signal `{text}` is renamed with its script (a function "
+                                             "there has its name, which Godot 4 refuses)", 0.9))
             elif text == "format=2" or text == "format=1":
                 out.append(Marker("3", "format", f"scene/resource `{text}` (Godot 3 text format){in_project}",
                                   old_format or 0.95))
@@ -564,6 +602,9 @@ _CALLBACK_PAIRS = {"start", "funcref", "interpolate_callback", "interpolate_defe
 
 _UNDO_REDO_CALLS = {"add_do_method", "add_undo_method"}
 _OBJECT_SIGNAL_CALLS = {"connect", "disconnect", "is_connected"}
+
+
+_CANVAS_ITEMS = ("CanvasItem", "Control", "Node2D")
 
 
 def _in_godot3_project(cues) -> bool:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import tree_sitter as ts
 
 from gd_assets.core.receivers import OTHER, UNKNOWN
 from gd_assets.core.rewrite.tree import IDENT, args_of, string_value, text_of
+from gd_assets.core.slicing import descendants
 
 MOVE_ARGS = ("velocity", "up_direction", "floor_stop_on_slope", "max_slides", "floor_max_angle")
 # Godot 4's defaults for the same properties: an argument equal to one is not set again.
@@ -16,12 +19,6 @@ MOVE_DEFAULTS = {"up_direction": ("Vector2.UP", "Vector3.UP", "Vector2(0, -1)", 
 # Where a value needs no parentheses around `not x` (a condition, a returned or assigned value).
 _BARE_VALUE_PARENTS = ("if_statement", "elif_clause", "while_statement", "return_statement", "variable_statement",
                        "assignment", "expression_statement")
-
-
-def _descendants(node: ts.Node):
-    for child in node.children:
-        yield child
-        yield from _descendants(child)
 
 
 class CallRules:
@@ -285,10 +282,13 @@ class CallRules:
         reads = {"result": "data", "error": held + "_error", "error_string": "get_error_message()",
                  "error_line": "get_error_line()"}
         uses = []
-        for node in _descendants(body):
+        for node in descendants(body, include_self=False):
             if node.type == "identifier" and text_of(node) == held and node.id != name_node.id and \
                     node.start_point > statement.end_point:
                 parent = node.parent
+                if parent is not None and parent.type == "binary_operator" and len(parent.children) == 3 and \
+                        parent.children[2].type == "null" and text_of(parent.children[1]) in ("==", "!="):
+                    continue  # `r == null`: an instance is no more null than the result was
                 after = parent.children[2] if parent is not None and parent.type == "attribute" and \
                     len(parent.children) >= 3 and parent.children[0].id == node.id else None
                 if after is None or after.type != "identifier" or text_of(after) not in reads:
@@ -410,6 +410,51 @@ class CallRules:
             return False
         lines.append(f"{prefix}list_dir_begin()")
         self.replace(statement, ("\n" + indent).join(lines), "list_dir_begin", self.rules.cite("list_dir_begin"), 0.85)
+        return True
+
+    def call_emit_signal(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`emit_signal("error_message", m)` of a signal renamed for Godot 4 (see `signal_name`)."""
+        args = args_of(call)
+        signal = string_value(args[0]) if args else None
+        if signal is None or not IDENT.match(signal):
+            return False
+        holder = self.scope.self_type() if chain is None and self.scope is not None else (
+            self.type_of(chain.children[0]) if chain is not None and len(chain.children) == 3 else UNKNOWN)
+        new, cite = self.signal_name(signal, holder)
+        if new == signal or cite is None:
+            return False
+        quote = text_of(args[0])[0]
+        self.replace(args[0], f"{quote}{new}{quote}", "signal_rename", cite, 0.85)
+        return True
+
+    def call_draw_string(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`draw_string(font, pos, text, color[, clip_w])` -> `draw_string(font, pos, text,
+        HORIZONTAL_ALIGNMENT_LEFT, clip_w, 16, color)`: Godot 4 put alignment, width and font size
+        (16, the default font size) before the color."""
+        args = args_of(call)
+        if len(args) not in (4, 5) or re.match(r"(HORIZONTAL_ALIGNMENT_|\d)", text_of(args[3])) or \
+                (owner != UNKNOWN and not self.rules.surface.owner_of("3", owner, "draw_string")):
+            return False
+        width = self.render(args[4]) if len(args) == 5 else "-1"
+        head = ", ".join(self.render(a) for a in args[:3])
+        self.replace(args[0].parent, f"({head}, HORIZONTAL_ALIGNMENT_LEFT, {width}, 16, {self.render(args[3])})",
+                     "draw_string_arguments", self.rules.cite("draw_string"), 0.8)
+        return True
+
+    def call_ColorN(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`ColorN("red", 0.5)` -> `Color("red", 0.5)`: Godot 4's Color reads a color name (and an alpha) itself."""
+        if chain is not None or len(args_of(call)) not in (1, 2):
+            return False
+        self.replace(call.children[0], "Color", "color_name", self.rules.cite("color_n"))
+        return True
+
+    def call_String(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`String(42)` -> `str(42)`: Godot 4's String() constructs only from a String, StringName or
+        NodePath, and str() gives what Godot 3's String() gave for any value (those three included)."""
+        args = args_of(call)
+        if chain is not None or len(args) != 1 or string_value(args[0]) is not None:
+            return False
+        self.replace(call.children[0], "str", "string_of_value", self.rules.cite_constructors("String"))
         return True
 
     def call_Color(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from gd_assets.core.cues import signal_use
+from gd_assets.core.cues import signal_use, value_used
 from gd_assets.core.receivers import is_engine, is_project
-from gd_assets.core.rewrite.tree import text_of
+from gd_assets.core.rewrite.tree import args_of, text_of
+
+# Godot 3 flags that became enums in Godot 4, by the Godot 4 name: (the value for true, for false)
+BOOL_TO_ENUM = {"autowrap_mode": ("TextServer.AUTOWRAP_WORD_SMART", "TextServer.AUTOWRAP_OFF"),
+                "set_autowrap_mode": ("TextServer.AUTOWRAP_WORD_SMART", "TextServer.AUTOWRAP_OFF")}
 
 
 class NameRules:
@@ -15,14 +19,16 @@ class NameRules:
     def on_identifier(self, node: ts.Node) -> None:
         parent = node.parent
         name = text_of(node)
+        if name[:1].isupper() and (parent is None or parent.type not in ("attribute", "attribute_call") or
+                                   parent.children[0].id == node.id) and self.shadowing_name(node):
+            return
         if parent is None or parent.type in ("attribute", "attribute_call", "attribute_subscript"):
             if parent is not None and parent.type == "attribute" and parent.children[0].id == node.id:
                 if not self._class_name(node, name) and not name[:1].isupper() and not signal_use(parent):
                     self._implicit_property(node, name)  # `rect_size.x` on the script's own Control
             return
         if parent.type == "call" and parent.children[0].id == node.id:
-            self._bare_call(node, parent, name)
-            return
+            return  # on_call, once the arguments' own edits are made
         if parent.type in ("parameters", "typed_parameter", "default_parameter", "typed_default_parameter",
                            "name", "enumerator", "for_statement") and parent.type != "type":
             return
@@ -46,7 +52,7 @@ class NameRules:
                 return
             if not self._global_constant(node, name) and name.isupper() and self.scope is not None:
                 owner = self.implicit_owner(name)  # `NOTIFICATION_WM_QUIT_REQUEST`: a constant of its own class
-                if is_engine(owner):
+                if is_engine(owner) and not self._inherited_constant(node, name, owner):
                     self._member(node, "constant", name, owner)
         else:
             self._implicit_property(node, name)
@@ -67,9 +73,13 @@ class NameRules:
                          self.rules.cite("file" if name == "File" else "directory"), 0.9)
             return True
         row = self.rules.class_rename(name)
-        if row is None or self.is_project_name(name) or name in ("File", "Directory", "Tween") or \
-                self.rules.surface.has_class("4", name):
-            return False  # `Viewport`, `Texture`: Godot 4 still has the class (a base of the renamed one)
+        extends = node.parent is not None and node.parent.type == "type" and node.parent.parent is not None and \
+            node.parent.parent.type == "extends_statement"
+        if row is None or self.is_project_name(name) or name in ("File", "Directory", "Tween") or (
+                self.rules.surface.has_class("4", name) and not (extends and name == "Viewport")):
+            # `Viewport`, `Texture`: Godot 4 still has the class (a base of the renamed one); a script that
+            # extends Viewport goes with its node, which the scene rewrite makes a SubViewport
+            return False
         if self.scope is not None and self.scope.class_type(name) not in (None, name):
             return False
         self.replace(node, row.new, "class_rename", row.cite(), 0.95)
@@ -106,9 +116,18 @@ class NameRules:
             self.replace(node, row.new, "global_rename", row.cite(), 0.95)
         return row is not None
 
+    def on_call(self, node: ts.Node) -> None:
+        """A bare call (`draw_string(...)`), after its arguments: a rule rewriting the whole call
+        renders them with their own edits."""
+        callee = node.children[0]
+        if node.type == "call" and callee.type == "identifier":  # (SyntaxRules sends attribute calls here too)
+            self._bare_call(callee, node, text_of(callee))
+        super().on_call(node)
+
     def _bare_call(self, node: ts.Node, call: ts.Node, name: str) -> None:
         special = self.call_rule(name)
         owner = self.implicit_owner(name)
+        self._await_coroutine(call, owner, name)
         if self.override_call(node, owner, name):
             return
         if special is not None and not is_project(owner) and special(call, None, owner):
@@ -141,6 +160,8 @@ class NameRules:
             owner = self.chain_owner(node, member)
             if member.type == "attribute_call":
                 name = text_of(member.children[0])
+                if member is node.children[-1]:
+                    self._await_coroutine(node, owner, name)
                 if self.override_call(member.children[0], owner, name):
                     continue
                 special = self.call_rule(name)
@@ -149,6 +170,8 @@ class NameRules:
                 self._member(member.children[0], "method", name, owner)
             elif member.type == "identifier":
                 name = text_of(member)
+                if is_project(owner) and self.shadowing_name(member, owner):
+                    continue
                 if base.type == "identifier" and text_of(base) == "Color" and member is members[0]:
                     row = next(iter(self.rules.renames.get(("color", name), [])), None)
                     if row is not None and not self.is_project_name("Color"):
@@ -181,6 +204,28 @@ class NameRules:
         self.edit(base.start_point, end, target, "member_moved", cite, 0.9)
         return True
 
+    def _await_coroutine(self, call: ts.Node, owner: str, name: str) -> None:
+        """`var code = get_code()` where the project's `get_code` yields -> `var code = await get_code()`."""
+        if self.scope is not None and self.scope.is_coroutine(owner, name) and value_used(call):
+            self.edit(call.start_point, call.start_point, "await ", "await_coroutine",
+                      self.rules.cite("map:diff:class:GDScriptFunctionState") or self.rules.cite("yield"), 0.85)
+
+    def _inherited_constant(self, node: ts.Node, name: str, owner: str) -> bool:
+        """`SIZE_EXPAND_FILL` in a WindowDialog script: Godot 3's class had it through Control; Godot 4's
+        (a Window) does not, so the constant is read on the class that still documents it."""
+        surface = self.rules.surface
+        owner3 = surface.owner_of("3", owner, name, ("constant", "enum"))
+        cls4 = self.rules.in4(owner)
+        if owner3 is None or surface.owner_of("4", cls4, name, ("constant", "enum")) is not None:
+            return False
+        holder = self.rules.in4(owner3)
+        if surface.owner_of("4", holder, name, ("constant", "enum")) != holder:
+            return False
+        self.replace(node, f"{holder}.{name}", "inherited_constant", {
+            "table": "docs_chunks", "id": f"docs:4:{holder}.constant.{name}", "title": f"{holder}.{name} (Godot 4 constant)"},
+            0.85)
+        return True
+
     def _member(self, node: ts.Node, kind: str, name: str, owner: str) -> None:
         receiver = self.engine_receiver(owner)
         if receiver is False:
@@ -189,3 +234,23 @@ class NameRules:
         if row is None:
             return
         self.replace(node, row.new, "member_rename", row.cite(), 0.95 if receiver else 0.7)
+        if row.new in BOOL_TO_ENUM:
+            self._bool_to_enum(node, row)
+
+    def _bool_to_enum(self, node: ts.Node, row) -> None:
+        """`label.autowrap = on` -> `label.autowrap_mode = <mode> if on`: Godot 4 turned the flag into an enum."""
+        when_true, when_false = BOOL_TO_ENUM[row.new]
+        parent = node.parent
+        if parent is not None and parent.type == "attribute" and parent.children[-1].id == node.id:
+            statement = parent.parent
+            value = statement.named_children[-1] if statement is not None and statement.type == "assignment" and \
+                statement.named_children[0].id == parent.id and text_of(statement.children[1]) == "=" else None
+        elif parent is not None and parent.type == "attribute_call" and len(args_of(parent)) == 1:
+            value = args_of(parent)[0]
+        else:
+            value = None
+        if value is None:
+            return
+        text = text_of(value)
+        new = {"true": when_true, "false": when_false}.get(text, f"{when_true} if ({text}) else {when_false}")
+        self.replace(value, new, "member_rename", row.cite(), 0.85)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from gd_assets.core.overrides import Override, overridden_anywhere, override_of
+from gd_assets.core.overrides import SIGNAL_SUFFIX, Override, overridden_anywhere, override_of, shadow_of
 from gd_assets.core.receivers import ANY_PROJECT, UNKNOWN
 from gd_assets.core.rewrite.tree import text_of
 
@@ -17,8 +17,39 @@ def cite_native(found: Override) -> dict:
             "title": f"{found.native}.{found.name} (Godot 4 method)"}
 
 
+def cite_class(found: Override) -> dict:
+    """The Godot 4 class reference row of the class a project member is named after."""
+    return {"table": "docs_chunks", "id": f"docs:4:{found.native}.class", "title": f"{found.native} (Godot 4 class)"}
+
+
 class OverrideRules:
-    """Renames of project methods that override a native Godot 4 method (see gd_assets.core.overrides)."""
+    """Renames of project names Godot 4 took: methods that override a native Godot 4 method, members
+    named after a Godot 4 class (see gd_assets.core.overrides)."""
+
+    def on_name(self, node: ts.Node) -> None:
+        """`const Logger = preload(...)` -> `const Logger_ = ...` where Godot 4 has a class `Logger`."""
+        parent = node.parent
+        if parent is None or parent.parent is None or parent.parent.type not in ("source", "class_body"):
+            return
+        found = shadow_of(self.scope, text_of(node))
+        if found is not None:
+            self.replace(node, found.new, "native_class_shadow", cite_class(found), 0.85)
+
+    def on_signal_statement(self, node: ts.Node) -> None:
+        """`signal error_message(m)` beside `func error_message(...)`: Godot 4 refuses the pair; the signal
+        is renamed (its emits and connections follow, `signal_name`)."""
+        name = node.child_by_field_name("name")
+        if name is not None and self.scope is not None and self.scope.signal_clash(self.scope.self_type(), text_of(name)):
+            self.replace(name, text_of(name) + SIGNAL_SUFFIX, "signal_clash",
+                         self.rules.cite_page("gdscript_basics#signals"), 0.85)
+
+    def shadowing_name(self, node: ts.Node, owner: str | None = None) -> bool:
+        """Rename a read of a project member named after a Godot 4 class (bare, or `x.Name` on the
+        receiver `owner`); True when it is one."""
+        found = shadow_of(self.scope, text_of(node), owner)
+        if found is not None:
+            self.replace(node, found.new, "native_class_shadow", cite_class(found), 0.85)
+        return found is not None
 
     def on_function_definition(self, node: ts.Node) -> None:
         name = node.child_by_field_name("name")

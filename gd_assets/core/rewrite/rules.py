@@ -76,6 +76,8 @@ SYNTAX_ROWS = {
     "directory": "map:diff:method:Directory.open",
     "has_area": "map:diff:method:Rect2.has_no_area",
     "resource_saver": "map:diff:method:ResourceSaver.save",
+    "color_n": "map:diff:method:@GDScript.ColorN",
+    "draw_string": "map:diff:method:CanvasItem.draw_string",
 }
 
 # Renames Godot's map leaves out (it keeps them as regex rules or not at all), on the class that
@@ -101,6 +103,12 @@ EXTRA_RENAMES = {
     **{("Control", f"{verb}_{item}"): (f"{verb}_theme_{item}", f"map:diff:method:Control.{verb}_{item}")
        for verb in ("get", "has") for item in ("icon", "font", "color", "constant", "stylebox", "font_size")},
     ("SceneTree", "idle_frame"): ("process_frame", "map:diff:signal:SceneTree.idle_frame"),
+    **{("Node", f"NOTIFICATION_WM_FOCUS_{way}"): (f"NOTIFICATION_APPLICATION_FOCUS_{way}",  # MainLoop's row;
+                                                  f"map:rename:enum:NOTIFICATION_WM_FOCUS_{way}")  # Node has both
+       for way in ("IN", "OUT")},
+    **{("GraphNode", f"get_connection_{side}_{what}"): (f"get_{side}_port_{what}",  # GraphNode's ports (Godot 4.2)
+                                                        f"map:diff:method:GraphNode.get_connection_{side}_{what}")
+       for side in ("input", "output") for what in ("color", "count", "position", "type")},
     ("Node", "NOTIFICATION_WM_QUIT_REQUEST"): ("NOTIFICATION_WM_CLOSE_REQUEST",
                                                "map:diff:constant:Node.NOTIFICATION_WM_QUIT_REQUEST"),
     ("MainLoop", "NOTIFICATION_WM_QUIT_REQUEST"): ("NOTIFICATION_WM_CLOSE_REQUEST",
@@ -161,7 +169,8 @@ GLOBAL_CONSTANTS = {**{old: f"JOY_BUTTON_{new}" for old, new in _JOY.items()},
                         ("L2", "TRIGGER_LEFT"), ("R2", "TRIGGER_RIGHT"))},
                     **{f"JOY_AXIS_{i}": f"JOY_AXIS_{b}" for i, b in (
                         (0, "LEFT_X"), (1, "LEFT_Y"), (2, "RIGHT_X"), (3, "RIGHT_Y"), (6, "TRIGGER_LEFT"),
-                        (7, "TRIGGER_RIGHT"))}}
+                        (7, "TRIGGER_RIGHT"))},
+                    **{f"MARGIN_{side}": f"SIDE_{side}" for side in ("LEFT", "TOP", "RIGHT", "BOTTOM")}}
 
 
 @dataclass(frozen=True)
@@ -216,6 +225,17 @@ class RewriteRules:
             return None
         return {"table": "docs_chunks", "id": f"docs:{version}:{owner}.property.{name}",
                 "title": f"{owner}.{name} (Godot {version} property)"}
+
+    def cite_page(self, section: str) -> dict:
+        """A section of Godot 4's GDScript reference page (`gdscript_basics#constants`)."""
+        anchor = section.partition("#")[2]
+        return {"table": "docs_chunks", "id": f"docs:4:page:tutorials/scripting/gdscript/{section}",
+                "title": f"GDScript reference > {anchor.replace('-', ' ').capitalize()} (Godot 4 docs)"}
+
+    def cite_constructors(self, cls: str, version: str = "4") -> dict:
+        """The class reference row listing `cls`'s constructors in `version` (what they accept)."""
+        return {"table": "docs_chunks", "id": f"docs:{version}:{cls}.constructor.{cls}",
+                "title": f"{cls}.{cls} (Godot {version} constructor)"}
 
     def scene_property(self, cls: str, name: str) -> SceneProperty | None:
         """The scene-property row of `name` on `cls` or the nearest Godot 3 ancestor that has one."""

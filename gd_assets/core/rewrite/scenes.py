@@ -15,7 +15,7 @@ import math
 import re
 
 from gd_assets.core import properties
-from gd_assets.core.overrides import override_of
+from gd_assets.core.overrides import SIGNAL_SUFFIX, override_of
 from gd_assets.core.receivers import PROJECT, Scope, is_project
 from gd_assets.core.rewrite.edits import FragmentRewrite
 from gd_assets.core.rewrite.input_events import JOY_BUTTONS, convert_events
@@ -144,6 +144,12 @@ class SceneRewriter:
         self._connection_method()
         signal, origin = b.attr("signal"), b.attr("from")
         if not signal or origin is None or self.scope is None:
+            return
+        script = self.scope.context.scene_scripts.get((self.scope.path, origin))
+        if script and self.scope.signal_clash(PROJECT + script, signal):  # its script's signal is renamed
+            _, a, z = b.attrs["signal"]
+            self.ed.replace(a + 1, z - 1, signal + SIGNAL_SUFFIX, "signal_clash",
+                            self.rules.cite_page("gdscript_basics#signals"), 0.85)
             return
         cls = self.scope.context.node_type_in_scene(self.scope.path, origin)
         if not cls:

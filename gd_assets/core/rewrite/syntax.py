@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import tree_sitter as ts
 
+from gd_assets.core.cues import VARIANT_RESULTS
 from gd_assets.core.receivers import UNKNOWN
 from gd_assets.core.rewrite.rules import PAUSE_TO_PROCESS
 from gd_assets.core.rewrite.tree import IDENT, args_of, string_value, text_of
@@ -16,6 +19,28 @@ EXPORT_HINTS = {"FILE": "@export_file", "DIR": "@export_dir", "MULTILINE": "@exp
                 "EASE": "@export_exp_easing", "FLAGS": "@export_flags",
                 "LAYERS_2D_PHYSICS": "@export_flags_2d_physics", "LAYERS_2D_RENDER": "@export_flags_2d_render",
                 "LAYERS_3D_PHYSICS": "@export_flags_3d_physics", "LAYERS_3D_RENDER": "@export_flags_3d_render"}
+
+
+_SLASH_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\/")  # a `\/` not itself escaped
+
+
+def _is_check(statement: ts.Node) -> bool:
+    """A statement a coroutine-state loop may hold besides its yield: `assert(...)`, `print(...)`, `pass`."""
+    if statement.type == "pass_statement":
+        return True
+    call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+    return call is not None and call.type == "call" and text_of(call.children[0]) in ("assert", "print", "push_warning")
+
+
+def format_constant(node: ts.Node) -> tuple[str, list[ts.Node]] | None:
+    """(format string, arguments) of `const K = "<format>" % [a, b]` (or `% a`); None otherwise."""
+    value = node.child_by_field_name("value")
+    if value is None or value.type != "binary_operator" or len(value.children) != 3 or \
+            text_of(value.children[1]) != "%" or value.children[0].type != "string":
+        return None
+    right = value.children[2]
+    args = [c for c in right.named_children if c.type != "comment"] if right.type == "array" else [right]
+    return text_of(value.children[0]), args
 
 
 class SyntaxRules:
@@ -38,12 +63,48 @@ class SyntaxRules:
         if len(raw) > 8 and raw[0] == raw[-1] and raw[0] in "\"'" and raw[1:-1].endswith(".shader") and "\n" not in raw:
             self.replace(node, raw[:-len('.shader"')] + ".gdshader" + raw[-1], "shader_extension",
                          self.rules.cite_prototype("shader-file-extension"), 0.9)
+            return
+        escaped = _SLASH_ESCAPE.sub(lambda m: m.group(1) + "/", raw)
+        if escaped != raw and not raw.startswith(("r\"", "r'")):  # Godot 3 read `\/` as `/`; Godot 4 rejects it
+            self.replace(node, escaped, "slash_escape", self.rules.cite_page("gdscript_basics#literals"), 0.9)
 
     def on_node_path(self, node: ts.Node) -> None:
         raw = text_of(node)
         if raw.startswith("@"):
             self.edit(node.start_point, (node.start_point[0], node.start_point[1] + 1), "^", "node_path_literal",
                       self.rules.cite("node_path"), 0.95)
+
+    def on_const_statement(self, node: ts.Node) -> None:
+        """`const K = "%s/%s" % [ROOT, NAME]`: Godot 4 does not fold a format into a constant. With
+        only `%s` of string constants it becomes their concatenation (still a constant, as people
+        port it); otherwise, at the top of a script, a `static var` (still read as `Script.K`)."""
+        value = node.child_by_field_name("value")
+        formatted = format_constant(node)
+        if formatted is None:
+            return
+        fmt, args = formatted
+        strings = [text_of(a) if a.type == "string" else self._string_constant(text_of(a)) for a in args]
+        pieces = re.split(r"(%%|%s)", fmt[1:-1])
+        if all(strings) and sum(p == "%s" for p in pieces) == len(args) and "%" not in "".join(
+                p for p in pieces if p not in ("%%", "%s")):
+            quote, out, values = fmt[0], [], iter(text_of(a) for a in args)
+            for piece in pieces:
+                if piece == "%s":
+                    out.append(next(values))
+                elif piece:
+                    out.append(quote + piece.replace("%%", "%") + quote)
+            self.replace(value, " + ".join(out), "const_format", self.rules.cite_page("gdscript_basics#constants"), 0.85)
+        elif node.parent is not None and node.parent.type == "source":
+            self.replace(node.children[0], "static var", "const_format",
+                         self.rules.cite_page("gdscript_basics#static-variables"), 0.8)
+
+    def _string_constant(self, name: str) -> str | None:
+        """`name` when the script's chain declares it a constant holding a string."""
+        if self.scope is None:
+            return None
+        script = self.scope.context.scripts.get(self.scope.scope)
+        member = script.members.get(name) if script is not None else None
+        return name if member is not None and member == ("const", "String") else None
 
     def on_onready_variable_statement(self, node: ts.Node) -> None:
         keyword = node.children[0]
@@ -155,6 +216,7 @@ class SyntaxRules:
         """A member Godot 4's engine class now has does not compile (`Member "velocity" redefined`). `var
         velocity` in a KinematicBody script goes (the body's own `velocity` is what move_and_slide()
         reads); any other such member is left to people, with the class that took its name."""
+        self._variant_inference(node)
         if node.parent is None or node.parent.type != "source" or self.scope is None:
             return
         name = node.child_by_field_name("name")
@@ -177,6 +239,20 @@ class SyntaxRules:
         end = (node.end_point[0] + 1, 0) if node.end_point[0] + 1 < len(self.lines) else node.end_point
         self.edit(node.start_point, end, "", "shadowed_member", self.rules.cite("move_and_slide"), 0.8)
 
+    def _variant_inference(self, node: ts.Node) -> None:
+        """`var x := max(a, b)` -> `var x := maxf(a, b)`: Godot 3's `max` gave a float, Godot 4's gives a
+        Variant (no type to infer); its float version computes what Godot 3's did."""
+        value = node.child_by_field_name("value")
+        if value is None or value.type != "call" or not any(c.type == "inferred_type" for c in node.children):
+            return
+        callee = text_of(value.children[0])
+        if callee not in VARIANT_RESULTS or self.is_project_name(callee):
+            return
+        name4 = VARIANT_RESULTS[callee]
+        self.replace(value.children[0], name4, "variant_inference", {
+            "table": "docs_chunks", "id": f"docs:4:@GlobalScope.method.{name4}",
+            "title": f"@GlobalScope.{name4} (Godot 4 method)"}, 0.85)
+
     def on_assignment(self, node: ts.Node) -> None:
         """`pause_mode = 2` -> `process_mode = 3`: once the property is renamed, its values move too."""
         if self.window_assignment(node):
@@ -189,11 +265,14 @@ class SyntaxRules:
             self.replace(right, PAUSE_TO_PROCESS[text_of(right)], "pause_mode_value", self.rules.cite("pause_mode"), 0.9)
 
     def on_constructor_definition(self, node: ts.Node) -> None:
-        """`func _init(a).(b):` -> `func _init(a):` with `super(b)` as its first statement."""
+        """`func _init(a).(b):` -> `func _init(a):` with `super(b)` as its first statement; `.()` goes."""
         dot = next((c for c in node.children if c.type == "."), None)
         base_args = next((c for c in node.children if c.type == "arguments"), None)
         body = next((c for c in node.children if c.type == "body"), None)
         if dot is None or base_args is None or body is None or not body.named_children:
+            return
+        if not base_args.named_children:  # `.()`: Godot 4 calls a parent's argument-free _init() itself,
+            self.edit(dot, base_args, "", "init_super", self.rules.cite("init_super"))  # and super() fails without one
             return
         first = body.named_children[0]
         indent = self.indent_of(first)
@@ -230,10 +309,12 @@ class SyntaxRules:
             return
         held = text_of(test.children[0])
         body = next((c for c in node.children if c.type == "body"), None)
-        statements = body.named_children if body is not None else []
-        if len(statements) != 1 or any(c.type in ("elif_clause", "else_clause") for c in node.children):
+        statements = [c for c in body.named_children if c.type != "comment"] if body is not None else []
+        checks = statements[:-1]  # `assert(false)`, `print(...)`, `pass` before the yield go with the loop
+        if not statements or any(c.type in ("elif_clause", "else_clause") for c in node.children) or not all(
+                _is_check(c) for c in checks):
             return self._function_state_by_hand(node, held)
-        step = statements[0].named_children[0] if statements[0].named_children else statements[0]
+        step = statements[-1].named_children[0] if statements[-1].named_children else statements[-1]
         value = step.named_children[-1] if step.type == "assignment" else None
         call = value.children[0] if value is not None and value.type == "call" else None
         args = args_of(value) if call is not None else []
@@ -242,15 +323,19 @@ class SyntaxRules:
                 string_value(args[1]) != "completed":
             return self._function_state_by_hand(node, held)
         before = node.prev_named_sibling
-        while before is not None and before.type == "comment":
+        asserted = []  # `assert(!(r is GDScriptFunctionState))` between the call and the loop
+        while before is not None and (before.type == "comment" or _is_check(before) and
+                                      "GDScriptFunctionState" in text_of(before)):
+            asserted += [before] if before.type != "comment" else []
             before = before.prev_named_sibling
         source = self._assigned_value(before, held)
         if source is None or source.type not in ("call", "attribute") or text_of(source).startswith("await"):
             return self._function_state_by_hand(node, held)
         cite = self.rules.cite("map:diff:class:GDScriptFunctionState") or self.rules.cite("yield")
         self.edit(source.start_point, source.start_point, "await ", "await_coroutine", cite, 0.85)
-        self.edit(node.prev_sibling.end_point if node.prev_sibling is not None else node.start_point, node.end_point,
-                  "", "await_coroutine", cite, 0.85)
+        for statement in [*asserted, node]:
+            self.edit(statement.prev_sibling.end_point if statement.prev_sibling is not None else statement.start_point,
+                      statement.end_point, "", "await_coroutine", cite, 0.85)
 
     @staticmethod
     def _assigned_value(statement: ts.Node | None, name: str) -> ts.Node | None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import tree_sitter as ts
 
+from gd_assets.core.overrides import SIGNAL_SUFFIX
 from gd_assets.core.receivers import (
     UNKNOWN,
     Scope,
@@ -18,7 +19,7 @@ from gd_assets.core.receivers import (
 )
 from gd_assets.core.rewrite.edits import Edit, Manual
 from gd_assets.core.rewrite.rules import RewriteRules
-from gd_assets.core.slicing import parse_gdscript
+from gd_assets.core.slicing import parse_gdscript, post_order
 
 IDENT = re.compile(r"^[A-Za-z_]\w*$")
 
@@ -165,7 +166,10 @@ class TreeEditor:
         return self.scope.engine_class_of(type_) if self.scope is not None else None
 
     def signal_name(self, signal: str, holder: str) -> tuple[str, dict | None]:
-        """A signal renamed on its engine class (`idle_frame` on SceneTree -> `process_frame`)."""
+        """A signal renamed on its engine class (`idle_frame` on SceneTree -> `process_frame`), or a project
+        signal renamed because a function of its script has its name."""
+        if self.scope is not None and self.scope.signal_clash(holder, signal):
+            return signal + SIGNAL_SUFFIX, self.rules.cite_page("gdscript_basics#signals")
         cls = self.engine_class(holder)
         if cls is None or self.scope is None or self.scope.owner(holder, signal) != cls and \
                 self.scope.owner(holder, signal) != UNKNOWN:
@@ -203,12 +207,11 @@ class TreeEditor:
         method, extra = self.SHAPES[name]
         return lambda call, chain, owner: getattr(self, method)(call, chain, owner, name, *extra)
 
-    def visit(self, node: ts.Node) -> None:
-        for child in node.children:
-            self.visit(child)
-        handler = getattr(self, "on_" + node.type, None)
-        if handler is not None:
-            handler(node)
+    def visit(self, root: ts.Node) -> None:
+        for node in post_order(root):
+            handler = getattr(self, "on_" + node.type, None)
+            if handler is not None:
+                handler(node)
 
 
 def parse_errors(text: str) -> int:

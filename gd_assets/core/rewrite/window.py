@@ -67,7 +67,26 @@ def setter(prop: str, value: str) -> str:
 
 
 class WindowRules:
-    """`OS.window_fullscreen = x`, `OS.set_window_size(s)`, `if OS.is_window_maximized():` ..."""
+    """`OS.window_fullscreen = x`, `OS.set_window_size(s)`, `if OS.is_window_maximized():` ...
+    In a Node's method the window is `get_window()`; elsewhere (a Resource, an Object, a static
+    function) the scene tree's root, which is the main window."""
+
+    def in_window(self, node: ts.Node, text: str) -> str:
+        """`text` with its `get_window()` read from where `node` is."""
+        return text if self._node_method(node) else text.replace("get_window()", "(Engine.get_main_loop() as SceneTree).root")
+
+    def _node_method(self, node: ts.Node) -> bool:
+        function = node.parent
+        while function is not None and function.type not in ("function_definition", "lambda"):
+            function = function.parent
+        if function is not None and any(c.type == "static_keyword" for c in function.children):
+            return False
+        if self.scope is None:
+            return True  # without a project context: as Godot's converter writes it
+        # a script without `extends` (or one no class reference resolves) is a Reference, not a Node
+        engine = self.scope.engine_class_of(self.scope.self_type())
+        surface = self.rules.surface
+        return engine is not None and "Node" in surface.ancestors("3", engine) + surface.ancestors("4", engine)
 
     def window_cite(self, prop: str) -> dict | None:
         for key in (f"map:diff:property:OS.{prop}", f"map:diff:method:OS.set_{prop}", f"map:diff:method:OS.is_{prop}",
@@ -92,7 +111,8 @@ class WindowRules:
             return False
         prop = text_of(parts[1])
         value = self.render(assignment.named_children[-1])
-        self.replace(assignment, setter(prop, value), "os_window", self.window_cite(prop), 0.85)
+        self.replace(assignment, self.in_window(assignment, setter(prop, value)), "os_window", self.window_cite(prop),
+                     0.85)
         return True
 
     def os_window(self, node: ts.Node) -> bool:
@@ -108,23 +128,24 @@ class WindowRules:
             getter = WINDOW[prop]
             if self._assigned(node):
                 return True  # the assignment as a whole, once its value is rewritten (window_assignment)
-            self.replace(node, getter, "os_window", self.window_cite(prop), 0.85)
+            self.replace(node, self.in_window(node, getter), "os_window", self.window_cite(prop), 0.85)
             return True
         if member.type != "attribute_call":
             return False
         name = text_of(member.children[0])
         args = args_of(member)
         if name in CALLS and not args:
-            self.replace(node, CALLS[name] + "()", "os_window", self.rules.cite(f"map:diff:method:OS.{name}")
+            self.replace(node, self.in_window(node, CALLS[name] + "()"), "os_window", self.rules.cite(f"map:diff:method:OS.{name}")
                          or self.rules.cite("os_window"), 0.85)
             return True
         if name not in ACCESSORS:
             return False
         prop, sets = ACCESSORS[name]
         if sets and len(args) == 1 and parent is not None and parent.type == "expression_statement":
-            self.replace(node, setter(prop, self.render(args[0])), "os_window", self.window_cite(prop), 0.85)
+            self.replace(node, self.in_window(node, setter(prop, self.render(args[0]))), "os_window",
+                         self.window_cite(prop), 0.85)
             return True
         if not sets and not args:
-            self.replace(node, WINDOW[prop], "os_window", self.window_cite(prop), 0.85)
+            self.replace(node, self.in_window(node, WINDOW[prop]), "os_window", self.window_cite(prop), 0.85)
             return True
         return False
