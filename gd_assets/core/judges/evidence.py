@@ -167,6 +167,11 @@ class EvidenceJudge:
                 out.append(Marker("4", text, GD4_SYNTAX[text], 0.9))
             elif source == "syntax" and text.startswith(".") and text.endswith("("):
                 out.append(Marker("3", text, f"`{text}...)` calls the parent's method (Godot 4: `super.{text[1:]}...)`)", 0.9))
+            elif source == "syntax" and text == "String(value)":
+                if godot3:  # Godot 3's String(x) took any value (`String(id)`); Godot 4's only a String,
+                    # StringName or NodePath (which `x.name` and `get_path()` now are: not cued)
+                    out.append(Marker("3", "String", "`String(x)` of a value: Godot 4's String() does not convert "
+                                                     "other values (`str()` does)", 0.8))
             elif source == "syntax" and text.startswith(":= ") and text[3:-2] in VARIANT_RESULTS:
                 out.append(Marker("3", text[3:-2], f"`var x {text}`: Godot 4's `{text[3:]}` returns a Variant, so no type "
                                   f"can be inferred (an error by default there; `{VARIANT_RESULTS[text[3:-2]]}()` "
@@ -462,12 +467,6 @@ class EvidenceJudge:
             return [Marker("3", name, f'`{name}(object, "method", …)` (Godot 4: `{name}(callable)`)', 0.85)]
         if name == "save" and receiver == "ResourceSaver" and (godot3 or parts[:1] and parts[0].startswith('"')):
             return [Marker("3", name, "`ResourceSaver.save(path, resource)` (Godot 4: `save(resource, path)`)", 0.85)]
-        if name == "String" and godot3 and count == 1 and re.fullmatch(r"[\w.]+", parts[0]) and \
-                not parts[0].lower().endswith(("name", "path")):
-            # Godot 3's String(x) took any value (`String(id)`); Godot 4's only a String, StringName or
-            # NodePath, which `x.name` and `get_path()` now are
-            return [Marker("3", name, f"`{shape}`: Godot 4's String() does not convert other values (`str()` does)",
-                           0.8)]
         if args.strip() == "…":
             return []
         if receiver and receiver != "?":
