@@ -204,12 +204,11 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         cues.add(_call_shape(name, node.child_by_field_name("arguments")), "call_shape", receiver)
         if name in ("yield", "super", "preload", "load"):
             cues.add(name + "(", "syntax")
-        args = [a for a in node.child_by_field_name("arguments").named_children if a.type != "comment"] \
-            if node.child_by_field_name("arguments") is not None else []
+        arguments = node.child_by_field_name("arguments")
+        args = [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
         if name == "String" and len(args) == 1 and args[0].type != "string" and \
                 not re.search(r"(?i)(name|path)(\(\))?$", _text(args[0])):
             cues.add("String(value)", "syntax")
-        arguments = node.child_by_field_name("arguments")
         if name == "connect" and arguments is not None and arguments.named_children[:1] and \
                 arguments.named_children[0].type == "string":
             cues.add('connect("signal", …) string', "syntax")
