@@ -106,7 +106,7 @@ def pure_figures(frags: list[dict], batch: int) -> float:
         index._dense.search(vectors, min(params.k_dense, index.size))
         t5 = time.perf_counter()
         spent.update(whole=t1 - t0, cues=t2 - t1, sparse=t3 - t2, embed=t4 - t3, usearch=t5 - t4)
-        pieces += [len(ids) for ids in embedding.load_embedder().tokenizer(texts, truncation=True, max_length=512)["input_ids"]]
+        pieces += embedding.token_counts(texts)
 
     whole = spent["whole"]
     dense = spent["embed"] + spent["usearch"]

@@ -111,7 +111,7 @@ def build_test_corpus(source: Path, home: Path) -> None:
 def corpus_home(tmp_path_factory) -> Path:
     """A corpus (tables + index) built from ../shared/corpus through Dagster, once per key.
 
-    Embedding the ~54k rows dominates the suite (half an hour on two cores without bf16), so a built
+    Building it takes about a minute with the static embedder (half an hour with GD_ASSETS_EMBEDDER=minilm), so a built
     corpus is kept under GD_ASSETS_TEST_CACHE (default ~/.cache/gd-assets-tests) by `corpus_key`:
     any change to the corpus code, the sources, the embedder or the package versions builds anew.
     GD_ASSETS_TEST_CACHE=off builds in the session's temporary folder every time;

@@ -290,3 +290,60 @@ def test_acceptance_queries_on_the_built_corpus(corpus_home):
         top5 = set(_ids(index.search_text(text, k=5)))
         missing = [sorted(ids) for ids in wanted if not ids & top5]
         assert not missing, f"{text!r}: top 5 {sorted(top5)} lacks one of {missing}"
+
+
+# -- the embedders -------------------------------------------------------------------------------
+
+def test_static_embedder_is_distilled_once_and_read_from_its_folder(tmp_path, monkeypatch):
+    from gd_assets.core import embedding
+
+    monkeypatch.setenv("GD_ASSETS_MODEL_CACHE", str(tmp_path / "models"))
+    monkeypatch.setenv("GD_ASSETS_EMBEDDER", "static")
+    embedding.load_embedder.cache_clear()
+    try:
+        texts = ["extends KinematicBody2D", "func _ready():\n\tpass", ""]
+        first = embedding.embed(texts)
+        [folder] = (tmp_path / "models").glob("static-minilm-*")
+        stamp = (folder / "model.safetensors").stat().st_mtime_ns
+        embedding.load_embedder.cache_clear()
+        again = embedding.embed(texts)
+        assert (folder / "model.safetensors").stat().st_mtime_ns == stamp   # read, not distilled again
+        assert np.array_equal(first, again) and first.shape == (3, embedding.DIMENSIONS)
+        assert np.allclose(np.linalg.norm(first[:2], axis=1), 1.0, atol=1e-5)
+        assert not list((tmp_path / "models").glob(".static-minilm-*-*"))   # no staging folder left
+    finally:
+        embedding.load_embedder.cache_clear()
+
+
+def test_static_and_transformer_embedders_rank_the_same_rows_first(monkeypatch):
+    """The distilled model stands in for the transformer: on Godot texts both put the same row first."""
+    from gd_assets.core import embedding
+
+    rows = [r["text"] for r in _rows()["api_mapping"]] + [r["text"] for r in _rows()["docs_chunks"]]
+    queries = ["extends KinematicBody2D", "var enemy = scene.instance()", 'yield(get_tree().create_timer(1.0), "timeout")',
+               "export(int) var speed = 400", "if Input.is_action_pressed(\"move_right\"):"]
+    nearest = {}
+    for kind in ("minilm", "static"):
+        monkeypatch.setenv("GD_ASSETS_EMBEDDER", kind)
+        embedding.load_embedder.cache_clear()
+        scores = embedding.embed_queries(queries) @ embedding.embed(rows).T
+        nearest[kind] = scores.argmax(axis=1).tolist()
+    embedding.load_embedder.cache_clear()
+    agree = sum(a == b for a, b in zip(nearest["minilm"], nearest["static"]))
+    assert agree >= len(queries) - 1, (nearest, [rows[i][:60] for i in nearest["static"]])
+
+
+def test_an_index_embedded_by_another_model_is_refused(built, monkeypatch):
+    from gd_assets.core import embedding
+
+    monkeypatch.setenv("GD_ASSETS_EMBEDDER", "minilm" if embedding.embedder_kind() == "static" else "static")
+    with pytest.raises(ValueError, match="another model"):
+        CorpusIndex.load(built[1])
+
+
+def test_an_unknown_embedder_is_a_clear_error(monkeypatch):
+    from gd_assets.core import embedding
+
+    monkeypatch.setenv("GD_ASSETS_EMBEDDER", "word2vec")
+    with pytest.raises(ValueError, match="static, minilm"):
+        embedding.embedder_kind()

@@ -131,7 +131,7 @@ class CorpusIndex:
         if build is None:
             raise FileNotFoundError(f"{index_dir} holds no built index: run the corpus index build first")
         manifest = json.loads((build / layout.MANIFEST).read_text())
-        if manifest.get("embed_signature", "").split("|")[0] != embedding.MODEL_NAME:
+        if manifest.get("embed_signature", "").split("|")[0] != embedding.model_name():
             raise ValueError(f"{build} was embedded with another model: rebuild the index")
         bm25 = bm25s.BM25.load(str(build / layout.BM25_DIR), mmap=True, show_progress=False)
         dense = Index.restore(str(build / layout.DENSE_FILE), view=True)
