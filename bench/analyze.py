@@ -1,6 +1,7 @@
 """End-to-end `analyze` fragments/s per Dagster instance, and the share Dagster's bookkeeping takes.
 
     python bench/analyze.py PATH [--modes sqlite-stock,sqlite,sqlite-w2,postgres,postgres-w2,ducklake,ducklake-w2]
+    python bench/analyze.py PATH --core      # the floor: the same core calls in one process
 
 Each mode analyses PATH from nothing in a fresh data home (the corpus and index come from
 GD_ASSETS_CORPUS_HOME), in this process, as `gd-assets analyze` does. Bookkeeping is the time spent
@@ -14,6 +15,12 @@ home with `gd-assets db start` and stops it afterwards; `ducklake` is that with 
 DuckLake (GD_ASSETS_STORE=ducklake, catalog in the same cluster, Parquet in the home); `-wK` runs evidence and judgement as K
 queued runs at once (`analyze --workers K`: the daemon it starts, and its start-up, count in the wall). A small example is analysed first, untimed, so that
 loading the index and the embedder counts in no mode.
+
+`--core` runs the calls the assets make for PATH in this process, without Dagster or the store:
+ingest, fragments, project context, cues + retrieval (batched as the evidence asset batches), the
+evidence judge and the rewrite of flagged fragments; once with retrieval and once without (cues from
+the body alone, as the judge reads them when no candidate is given). What `analyze` costs beyond it
+is orchestration and storage.
 """
 
 from __future__ import annotations
@@ -112,14 +119,88 @@ def run_mode(mode: str, source: str) -> dict:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def run_core(source: str, retrieval: bool, batch: int = 256) -> dict:
+    """The core calls of an analysis in one process; seconds per step."""
+    from gd_assets.core.codec import judge_input
+    from gd_assets.core.cues import DEFAULT_REQUEST, extract_cues
+    from gd_assets.core.evidence import gather_evidence
+    from gd_assets.core.fragments import file_functions, fragment_rows
+    from gd_assets.core.ingest import ingest
+    from gd_assets.core.judges.evidence import EvidenceJudge
+    from gd_assets.core.project_context import build_context
+    from gd_assets.core.receivers import Scope
+    from gd_assets.core.retrieval import CorpusIndex, RetrievalParams
+    from gd_assets.core.rewrite import load_rules, rewrite_fragment
+
+    corpus = Path(os.environ["GD_ASSETS_CORPUS_HOME"])
+    rules = load_rules(str(corpus / "corpora.duckdb"))
+    index = CorpusIndex.load(corpus / "index") if retrieval else None
+    steps: collections.Counter[str] = collections.Counter()
+    clock = [time.perf_counter()]
+
+    def lap(step: str) -> None:
+        now = time.perf_counter()
+        steps[step] += now - clock[0]
+        clock[0] = now
+
+    project = ingest(Path(source), "bench")
+    files = [{"path": f.path, "kind": f.kind, "text": f.text, "encoding": f.encoding}
+             for f in project.files if f.included and f.text is not None]
+    lap("ingest")
+    frags = fragment_rows("bench", files)
+    functions = file_functions(frags)
+    lap("fragments")
+    context = build_context(files)
+    for frag in frags:
+        frag["scope"] = Scope.of(context, frag["path"], frag["symbol"], rules.surface)
+    lap("project context")
+    found: dict[str, tuple] = {}
+    for start in range(0, len(frags), batch):
+        chunk = frags[start:start + batch]
+        if index is not None:
+            for frag, ev in zip(chunk, gather_evidence(chunk, index, RetrievalParams(), DEFAULT_REQUEST)):
+                found[frag["key"]] = (ev.cues, ev.candidates)
+        else:
+            for frag in chunk:
+                found[frag["key"]] = (extract_cues(frag["kind"], frag["text"], DEFAULT_REQUEST, frag["file_kind"],
+                                                   frag["scope"]), [])
+    lap("cues + retrieval" if index is not None else "cues")
+    judge = EvidenceJudge(surface=rules.surface)
+    flagged = []
+    for frag in frags:
+        cues, candidates = found[frag["key"]]
+        item = judge_input(frag, cues, candidates, DEFAULT_REQUEST, functions.get(frag["path"], ()))
+        if judge.judge_one(item).migration_needed:
+            flagged.append(frag)
+    lap("judgement")
+    for frag in flagged:
+        rewrite_fragment(frag["kind"], frag["text"], frag["start_line"], frag["file_kind"], frag["scope"], rules)
+    lap("rewrite")
+    return {"mode": "core" + ("" if retrieval else " (no retrieval)"), "fragments": len(frags),
+            "flagged": len(flagged), "wall": sum(steps.values()), "steps": dict(steps)}
+
+
+def print_core(source: str) -> None:
+    run_core(str(WARM_UP), retrieval=True)  # the index and the embedder load outside the figures
+    for r in (run_core(source, retrieval=True), run_core(source, retrieval=False)):
+        n = r["fragments"]
+        print(f"{r['mode']:<21} {n} fragments in {r['wall']:.1f} s = {n / r['wall']:.1f} fragments/s "
+              f"({r['flagged']} flagged and rewritten)")
+        print("          steps: " + ", ".join(f"{k} {v:.2f} s" for k, v in r["steps"].items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", help="a Godot project (3,000 fragments or more for the figures that matter)")
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--core", action="store_true", help="the core calls in one process instead (the floor)")
     args = parser.parse_args()
     if not os.environ.get("GD_ASSETS_CORPUS_HOME"):
         sys.exit("set GD_ASSETS_CORPUS_HOME to a built corpus home")
     source = str(Path(args.path).resolve())
+    if args.core:
+        print_core(source)
+        return
     run_mode("sqlite", str(WARM_UP))  # loads the index and the embedder once, outside the figures
     results = [run_mode(mode, source) for mode in args.modes.split(",")]
     for r in results:

@@ -321,3 +321,119 @@ def test_a_flag_godot_4_made_an_enum_gets_the_enum_value(rules):
     new, _, _, _ = migrate(rules, {**GODOT3, "w.gd": script}, "w.gd")
     assert "label.autowrap_mode = TextServer.AUTOWRAP_WORD_SMART\n" in new
     assert "label.set_autowrap_mode(TextServer.AUTOWRAP_WORD_SMART if (on) else TextServer.AUTOWRAP_OFF)" in new
+
+
+def test_list_dir_begin_in_a_condition_sets_its_properties_first(rules):
+    script = ("extends Node\n\nfunc scan(path):\n\tvar dir = Directory.new()\n"
+              "\tif not dir.open(path) and not dir.list_dir_begin(true):\n\t\tprint(dir.get_next())\n"
+              "\tif dir.list_dir_begin(true, true) == OK:\n\t\tpass\n")
+    new, edits, manual, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    # the handle is opened, then told to list hidden files as Godot 3's skip_hidden=false did, then read
+    assert ("\tdir = DirAccess.open(path)\n\tif dir: dir.include_hidden = true\n"
+            "\tif not DirAccess.get_open_error() and not dir.list_dir_begin():\n") in new
+    assert "\tif dir.list_dir_begin() == OK:\n" in new   # (true, true) is Godot 4's default
+    assert not [m for m in manual if "list_dir_begin" in m.what]
+    assert {e.evidence["id"] for e in edits if e.rule == "list_dir_begin"} == \
+        {"map:syntax:rename_gdscript_functions:list_dir_begin_a_b"}
+
+
+def test_function_state_checks_go_once_coroutines_are_awaited(rules):
+    script = ("extends Node\n\nvar current_renderer = null\n\nfunc render(source):\n"
+              "\tif current_renderer != null and ! (current_renderer is GDScriptFunctionState):\n"
+              "\t\tcurrent_renderer.release(self)\n\tassert(! source is GDScriptFunctionState)\n\tprint(source)\n"
+              "\tassert(!(source is GDScriptFunctionState))\n\tvar f = File.new()\n")
+    new, edits, _, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert "\tif current_renderer != null:\n\t\tcurrent_renderer.release(self)\n\tprint(source)\n" in new
+    assert "GDScriptFunctionState" not in new
+    assert {e.evidence["id"] for e in edits if e.rule == "function_state"} == {"map:diff:class:GDScriptFunctionState"}
+
+
+def test_the_clipboard_is_read_and_written_through_the_display_server(rules):
+    script = ('extends Node\n\nfunc copy(x):\n\tOS.clipboard = "seed=%.9f" % x\n'
+              '\tif OS.clipboard.left(5) == "seed=":\n\t\tprint(OS.clipboard.right(5).to_float())\n'
+              '\tOS.clipboard = to_json({"a": 1})\n')
+    new, edits, _, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert '\tDisplayServer.clipboard_set("seed=%.9f" % x)\n\tif DisplayServer.clipboard_get().left(5) == "seed=":\n' in new
+    assert "print(DisplayServer.clipboard_get().right(5).to_float())" in new
+    assert '\tDisplayServer.clipboard_set(JSON.stringify({"a": 1}))\n' in new   # the value keeps its own edit
+    assert {e.evidence["id"] for e in edits if e.rule == "member_moved"} == {"map:diff:property:OS.clipboard"}
+
+
+def test_a_popup_script_asks_its_godot_4_window_for_what_its_control_knew(rules):
+    script = ("extends PopupPanel\n\nfunc open():\n\tvar focused = get_focus_owner()\n"
+              "\tpopup(Rect2(get_global_mouse_position(), Vector2.ONE))\n\tvar r = get_rect()\n\tupdate()\n")
+    new, edits, manual, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert "\tvar focused = gui_get_focus_owner()\n\tpopup(Rect2(get_mouse_position(), Vector2.ONE))\n" in new
+    assert "\tvar r = Rect2(position, size)\n\tupdate()\n" in new   # a Window does not draw: no queue_redraw()
+    assert [m.start_line for m in manual if m.kind == "window"] == [7]
+    # the same calls in a Control script are Godot 4's as they are
+    control, _, _, _ = migrate(rules, {**GODOT3, "c.gd": script.replace("PopupPanel", "Panel")}, "c.gd")
+    assert "get_global_mouse_position()" in control and "queue_redraw()" in control
+
+
+def test_a_rect_declared_by_inference_is_typed_for_its_rules(rules):
+    script = ("extends Node\n\nvar _rect := Rect2(0, 0, 0, 0)\n\nfunc f():\n\tvar used := Rect2()\n"
+              "\tif !_rect.has_no_area() and used.has_no_area():\n\t\tpass\n")
+    new, _, _, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert "\tif _rect.has_area() and (not used.has_area()):\n" in new
+
+
+def test_a_directory_made_for_one_call_becomes_the_static_function(rules):
+    script = ('extends Node\n\nfunc f(p):\n\tDirectory.new().make_dir_recursive(p.get_base_dir())\n'
+              '\tDirectory.new().remove(p.plus_file("x"))\n\tif Directory.new().dir_exists("user://x"):\n\t\tpass\n')
+    new, edits, manual, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert ('\tDirAccess.make_dir_recursive_absolute(p.get_base_dir())\n\tDirAccess.remove_absolute(p.path_join("x"))\n'
+            '\tif DirAccess.dir_exists_absolute("user://x"):\n') in new   # the arguments keep their own edits
+    assert not manual
+    assert {e.evidence["id"] for e in edits if e.rule == "file_access"} == {
+        "docs:4:DirAccess.method.make_dir_recursive_absolute", "docs:4:DirAccess.method.remove_absolute",
+        "docs:4:DirAccess.method.dir_exists_absolute"}
+
+
+def test_a_tree_item_s_first_child_is_asked_for_by_its_godot_4_name(rules):
+    script = ("extends Tree\n\nfunc f(parent: TreeItem):\n\tvar last_item : TreeItem = parent.get_children()\n"
+              "\twhile last_item != null:\n\t\tlast_item = last_item.get_next()\n")
+    new, edits, _, judged = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert judged["f"].migration_needed and "var last_item : TreeItem = parent.get_first_child()" in new
+    # in a Godot 4 project the same call is Godot 4's (it returns the children): not flagged
+    _, _, _, judged4 = migrate(rules, {"project.godot": "config_version=5\n", "a.gd": script}, "a.gd")
+    assert not judged4["f"].migration_needed
+
+
+def test_a_json_parse_result_read_through_its_getters_or_inferred_becomes_a_json_instance(rules):
+    script = ("extends Node\n\nfunc g(t):\n\tvar result := JSON.parse(t)\n\tif not result.error:\n\t\tprint(result.result)\n"
+              "\nfunc h(text):\n\tvar parsed:JSONParseResult = JSON.parse(text)\n\tif parsed.error == OK:\n"
+              "\t\treturn parsed.get_result()\n")
+    new, edits, manual, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert ("\tvar result = JSON.new()\n\tvar result_error = result.parse(t)\n\tif not result_error:\n"
+            "\t\tprint(result.data)\n") in new
+    assert "\tvar parsed = JSON.new()\n\tvar parsed_error = parsed.parse(text)\n\tif parsed_error == OK:\n" \
+           "\t\treturn parsed.data\n" in new
+    assert not [m for m in manual if m.kind == "json"]
+
+
+def test_subarray_becomes_slice_with_an_exclusive_end(rules):
+    script = ("extends Node\n\nfunc w(img: Image, stream, n):\n\tvar data := img.get_data()\n"
+              "\tvar line := data.subarray(4, len(data) - 1)\n\tvar b: PoolByteArray = stream.chunk\n"
+              "\tvar c := b.subarray(2, -1)\n\tvar d := b.subarray(0, 3)\n\tvar e := b.subarray(0, n)\n")
+    new, _, manual, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert "data.slice(4, len(data))\n" in new and "b.slice(2)\n" in new and "b.slice(0, 4)\n" in new
+    assert "b.subarray(0, n)" in new and [m.start_line for m in manual if m.kind == "array"] == [9]  # n may be -1
+
+
+def test_enum_entries_a_line_break_separated_get_their_commas(rules):
+    script = "extends Node\n\nenum S {\n\t# a\n\tA,\n\tB\n\t# c\n\tC = 3 # x\n\tD,\n\tE\n}\n\nfunc f():\n\treturn S.E\n"
+    new, edits, _, judged = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert "unparsed" not in judged and judged["enum.S"].migration_needed   # the enum is one declaration
+    assert "\tA,\n\tB,\n\t# c\n\tC = 3, # x\n\tD,\n\tE\n}\n" in new
+    assert {e.rule for e in edits} == {"enum_comma"}
+
+
+def test_a_dictionary_mixing_both_styles_takes_one(rules):
+    script = ('extends Node\n\nfunc new_material(init_nodes = {nodes=[{name="Material", type="material",'
+              '"parameters":{"size":11}}], connections=[]}):\n\tpass\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert judged["new_material"].migration_needed
+    # the inner dictionary mixed the styles; the outer one is all `key = value`, which Godot 4 still reads
+    assert '{nodes=[{"name":"Material", "type":"material","parameters":{"size":11}}], connections=[]}' in new
+    assert {e.rule for e in edits} == {"dictionary_style"}

@@ -133,8 +133,48 @@ def _call_shape(name: str, arguments: ts.Node | None) -> str:
     return shape if len(shape) <= MAX_SHAPE else f"{name}(…)"
 
 
+_ENUM_START = re.compile(r"^\s*enum\b[^{#]*\{\s*(#.*)?$")
+_ENUM_ENTRY = re.compile(r"^\s*[A-Za-z_]\w*(\s*=\s*[^,#{}]+?)?\s*(,)?\s*(#.*)?$")
+
+
+def enum_missing_commas(lines: list[str]) -> list[tuple[int, int]]:
+    """(row, column) after each enum entry that Godot 3 let a line break end instead of a comma
+    (`A` then `B` on the next line); Godot 4 expects the comma there. One entry per line only."""
+    out, row = [], 0
+    while row < len(lines):
+        if not _ENUM_START.match(lines[row]):
+            row += 1
+            continue
+        last = None  # (row, end of its code) of the previous entry lacking a comma
+        row += 1
+        while row < len(lines) and "}" not in lines[row].split("#", 1)[0]:
+            line = lines[row]
+            code = line.split("#", 1)[0].rstrip()
+            found = _ENUM_ENTRY.match(line) if code.strip() else None
+            if found is not None:
+                if last is not None:
+                    out.append(last)
+                last = None if found.group(2) else (row, len(code.encode("utf-8")))
+            elif code.strip():
+                break  # not an enum of one entry per line: left alone
+            row += 1
+        if row < len(lines) and last is not None and lines[row].split("#", 1)[0].strip().rstrip("}").strip():
+            out.append(last)  # `A` then `B }` on the closing line
+        row += 1
+    return out
+
+
+def mixed_dictionary(node: ts.Node) -> bool:
+    """A dictionary literal with both `key = value` and `"key": value` pairs (Godot 3 read both; Godot 4
+    rejects the mix)."""
+    styles = {pair.children[1].type for pair in node.named_children if pair.type == "pair" and pair.child_count >= 3}
+    return {"=", ":"} <= styles
+
+
 def _gdscript_cues(text: str, cues: _Cues) -> None:
     root = _parse(text)
+    if text.lstrip().startswith("enum") and enum_missing_commas(text.split("\n")):
+        cues.add("enum without commas", "syntax")
     if cues.scope is not None:
         declared, assigned = fragment_locals(root, cues.scope)
         cues.scope = Scope(cues.scope.context, cues.scope.scope, cues.scope.engine, declared, assigned)
@@ -171,6 +211,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         engine = cues.scope.engine_class_of(cues.scope.self_type())
         if name is not None and engine is not None:  # a member a Godot 4 engine class may have taken
             cues.add(_text(name), "declared_member", engine)
+    if kind == "dictionary" and mixed_dictionary(node):
+        cues.add("mixed dictionary styles", "syntax")
     if kind == "string" and re.search(r"(?<!\\)(?:\\\\)*\\/", _text(node)):
         cues.add("\\/ escape", "syntax")  # Godot 3 read `\/` as `/`; Godot 4 rejects the escape
     if kind == "string" and re.match(r"""^["'][^"'\n]*\.shader["']$""", _text(node)):

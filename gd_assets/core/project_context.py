@@ -305,6 +305,20 @@ def _text(node: ts.Node) -> str:
 _LITERAL_TYPES = {"dictionary": "Dictionary", "array": "Array", "string": "String"}
 
 
+def declared_type(statement: ts.Node, type_node: ts.Node | None, value: ts.Node | None) -> str | None:
+    """A variable's type: the written one, else its value's obvious one; `var r := Rect2()` is a Rect2 even
+    though a plain `var r = Rect2()` may later hold anything (so value_type leaves those constructors out)."""
+    if type_node is not None:
+        return _text(type_node)
+    if value is not None and value.type == "call" and any(c.type == "inferred_type" for c in statement.children) \
+            and _text(value.children[0]) in _BUILTIN_CONSTRUCTORS:
+        return _text(value.children[0])
+    return value_type(value)
+
+
+_BUILTIN_CONSTRUCTORS = ("Vector2", "Vector3", "Color", "Rect2", "AABB", "Transform2D", "Basis")
+
+
 def value_type(node: ts.Node | None) -> str | None:
     """The obvious type of a value: `T.new()` -> T, `$Path` -> node:Path, `preload("x.gd").new()` ->
     script:x.gd, `preload("x.tscn").instance()` -> scene:x.tscn; None when not obvious."""
@@ -407,7 +421,7 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
                 type_node = first if first is not None and first.type == "identifier" and \
                     _text(first)[:1].isupper() else None
             value = node.child_by_field_name("value") or _last_value(node)
-            script.members[_text(name)] = ("var", _text(type_node) if type_node is not None else value_type(value))
+            script.members[_text(name)] = ("var", declared_type(node, type_node, value))
         elif kind == "const_statement":
             name = node.child_by_field_name("name")
             if name is not None:

@@ -22,7 +22,14 @@ from typing import Protocol
 
 import tree_sitter as ts
 
-from gd_assets.core.project_context import ProjectContext, Script, node_path, res_file, value_type
+from gd_assets.core.project_context import (
+    ProjectContext,
+    Script,
+    declared_type,
+    node_path,
+    res_file,
+    value_type,
+)
 from gd_assets.core.slicing import descendants
 
 UNKNOWN = "?"
@@ -285,7 +292,7 @@ def fragment_locals(root: ts.Node, scope: Scope) -> tuple[dict[str, str | None],
             type_node = next((c for c in node.named_children if c.type == "type"), None)
             value = node.child_by_field_name("value") or next(
                 (c for c in reversed(node.named_children) if c.type not in ("name", "type", "inferred_type")), None)
-            found[_text(name)] = _text(type_node) if type_node is not None else value_type_in(
+            found[_text(name)] = declared_type(node, type_node, value) or value_type_in(
                 value, Scope(scope.context, scope.scope, scope.engine, dict(found)))
         elif node.type in ("typed_parameter", "typed_default_parameter", "default_parameter"):
             ident = next((c for c in node.named_children if c.type == "identifier"), None)

@@ -153,12 +153,32 @@ def _decl_symbol(node: ts.Node) -> str:
     return kind
 
 
+def _enum_close(children: list[ts.Node], at: int) -> int | None:
+    """The index of the `}` that really closes the enum at `at`, when the parser closed it early: Godot 3
+    let a line break separate two entries, tree-sitter reads the rest as statements up to an ERROR `}`."""
+    node = children[at]
+    if node.type != "enum_definition" or not node.has_error:
+        return None
+    for i in range(at + 1, min(at + 200, len(children))):
+        text = children[i].text.strip()
+        if children[i].type == "ERROR" and text.startswith(b"}"):
+            return i
+        if children[i].type not in ("expression_statement", "comment") and not (
+                children[i].type == "ERROR" and text in (b",", b"")):
+            return None
+    return None
+
+
 def _units(children: list[ts.Node], prefix: str) -> list[_Unit]:
     units: list[_Unit] = []
-    for node in children:
-        if not node.is_named and node.type == ";":
+    skip_until = -1
+    for i, node in enumerate(children):
+        if i <= skip_until or not node.is_named and node.type == ";":
             continue
         start, end = node.start_point.row, _end_row(node)
+        close = _enum_close(children, i)
+        if close is not None:  # the enum with the entries the parser read past it: one declaration
+            skip_until, end = close, _end_row(children[close])
         if node.type in ("function_definition", "constructor_definition"):
             name = _node_name(node) or "_init"
             unit = _Unit(start, end, "function", prefix + name, node)

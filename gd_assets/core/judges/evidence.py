@@ -33,6 +33,8 @@ GD3_SYNTAX = {
     "export(": "`export(...)` hint syntax (Godot 4: `@export_*` annotations)",
     "onready": "`onready` keyword (Godot 4: `@onready`)",
     "\\/ escape": "a `\\/` escape in a string: Godot 3 read it as `/`, Godot 4 rejects it",
+    "enum without commas": "enum entries separated by line breaks alone: Godot 4 needs a comma after each",
+    "mixed dictionary styles": "a dictionary mixing `key = value` and `\"key\": value`: Godot 4 rejects the mix",
     'const = "…" % […]': "a constant holding a `%` format: Godot 4 does not fold it into a constant expression",
     "setget": "`setget` (Godot 4: property `set`/`get` blocks)",
     "yield(": "`yield()` (Godot 4: `await`)",
@@ -241,6 +243,10 @@ class EvidenceJudge:
             found = self._member_markers(engine, member, (kind,)) if engine else None
             return found or []
         member = text.lstrip(".").rsplit(".", 1)[-1] if source in ("call", "property") else text
+        if engine is not None and godot3 and source == "call" and (engine, member) in _RESULT_CHANGED:
+            was, now, new = _RESULT_CHANGED[engine, member]
+            return [Marker("3", member, f"`{engine}.{member}()` returned {was} in Godot 3 and returns {now} in "
+                                        f"Godot 4 (Godot 4: `{new}`)", 0.85)]
         if engine is not None:
             kinds = ("property", "constant", "enum") if source in ("property", "name") else None
             found = self._member_markers(engine, member, kinds)
@@ -601,6 +607,9 @@ _CALLBACK_PAIRS = {"start", "funcref", "interpolate_callback", "interpolate_defe
 
 _UNDO_REDO_CALLS = {"add_do_method", "add_undo_method"}
 _OBJECT_SIGNAL_CALLS = {"connect", "disconnect", "is_connected"}
+# Methods both references document whose Godot 3 result Godot 4 returns as another type (the api_diff
+# "signature changed" row): in a Godot 3 project, a call of one on its class is written for the old result.
+_RESULT_CHANGED = {("TreeItem", "get_children"): ("the first child", "an Array of them", "get_first_child()")}
 
 
 _CANVAS_ITEMS = ("CanvasItem", "Control", "Node2D")

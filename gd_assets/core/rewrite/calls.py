@@ -271,7 +271,11 @@ class CallRules:
         a JSON instance: `var r = JSON.new()` + `var r_error = r.parse(t)`, `r.data`, `r_error`,
         `r.get_error_message()`, `r.get_error_line()`."""
         statement = chain.parent
-        if statement is None or statement.type != "variable_statement" or statement.child_by_field_name("value") != chain:
+        value = statement.child_by_field_name("value") if statement is not None else None
+        if value is None and statement is not None:  # `var r := JSON.parse(t)`
+            value = next((c for c in reversed(statement.named_children) if c.type not in ("name", "type", "inferred_type")),
+                         None)
+        if statement is None or statement.type != "variable_statement" or value is None or value.id != chain.id:
             return False
         name_node = statement.child_by_field_name("name")
         indent = self.indent_of(statement)
@@ -281,17 +285,23 @@ class CallRules:
         held = text_of(name_node)
         reads = {"result": "data", "error": held + "_error", "error_string": "get_error_message()",
                  "error_line": "get_error_line()"}
+        reads.update({f"get_{k}": v for k, v in reads.items()})  # the getters: `r.get_result()`
         uses = []
         for node in descendants(body, include_self=False):
             if node.type == "identifier" and text_of(node) == held and node.id != name_node.id and \
                     node.start_point > statement.end_point:
                 parent = node.parent
+                if parent is not None and parent.type == "attribute" and parent.children[0].id != node.id:
+                    continue  # `r.result`'s member, not the variable
                 if parent is not None and parent.type == "binary_operator" and len(parent.children) == 3 and \
                         parent.children[2].type == "null" and text_of(parent.children[1]) in ("==", "!="):
                     continue  # `r == null`: an instance is no more null than the result was
                 after = parent.children[2] if parent is not None and parent.type == "attribute" and \
                     len(parent.children) >= 3 and parent.children[0].id == node.id else None
-                if after is None or after.type != "identifier" or text_of(after) not in reads:
+                getter = after is not None and after.type == "attribute_call" and not args_of(after) and \
+                    text_of(after.children[0]).startswith("get_")
+                if after is None or not (after.type == "identifier" or getter) or \
+                        text_of(after.children[0] if getter else after) not in reads:
                     return False  # passed on, or read another way: left to people
                 uses.append((node, after))
         cite = self.rules.cite("json_parse")
@@ -299,7 +309,7 @@ class CallRules:
                   f"var {held} = JSON.new()\n{indent}var {held}_error = {held}.parse({self.render(args_of(call)[0])})",
                   "json_instance", cite, 0.85)
         for head, member in uses:
-            new = reads[text_of(member)]
+            new = reads[text_of(member.children[0] if member.type == "attribute_call" else member)]
             if new == held + "_error":
                 self.edit(head.start_point, member.end_point, new, "json_instance", cite, 0.85)
             else:
@@ -378,6 +388,32 @@ class CallRules:
                      self.rules.cite(new), 0.9)
         return True
 
+    def call_subarray(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`data.subarray(a, b)` -> `data.slice(a, b + 1)`: Godot 3's end was inclusive (-1: to the end),
+        Godot 4's `slice` excludes it. Only where the end's value is plain: `n - 1`, a literal."""
+        args = args_of(call)
+        if not owner.startswith("Pool") or not owner.endswith("Array") or len(args) != 2:
+            return False
+        end = args[1]
+        text = text_of(end).replace(" ", "")
+        if text == "-1":
+            new_end = None
+        elif end.type == "integer" and text.isdigit():
+            new_end = str(int(text) + 1)
+        elif end.type == "binary_operator" and len(end.children) == 3 and text_of(end.children[1]) == "-" and \
+                text_of(end.children[2]) == "1":
+            new_end = self.render(end.children[0])
+        else:
+            self.manual_item(call, "array", "subarray(from, to): Godot 4's slice(begin, end) excludes its end",
+                             "pass the end plus one (to the end of the array: leave it out)",
+                             self.rules.cite(f"map:diff:class:{owner}"))
+            return True
+        new_args = self.render(args[0]) + (f", {new_end}" if new_end is not None else "")
+        self.replace(call, f"slice({new_args})", "subarray_slice", {
+            "table": "docs_chunks", "id": "docs:4:PackedByteArray.method.slice", "title": "PackedByteArray.slice (Godot 4 method)"},
+            0.9)
+        return True
+
     def call_get_focus_owner(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         prefix = self._receiver_prefix(call, chain)
         if owner != "Control" or prefix is None or args_of(call):
@@ -395,16 +431,23 @@ class CallRules:
         prefix = self._receiver_prefix(call, chain)
         if prefix is None or not (owner == "Directory" or (owner == UNKNOWN and args)):
             return False
-        if statement is None:
-            self.manual_item(call, "file_access", "list_dir_begin() arguments are properties in Godot 4",
-                             "set include_navigational / include_hidden before calling list_dir_begin()",
-                             self.rules.cite("list_dir_begin"))
-            return True
         lines = []
         values = [self.render(a) for a in args] + ["false"] * (2 - len(args))  # Godot 3 skipped nothing by default
         for prop, value in zip(("include_navigational", "include_hidden"), values):
             if value != "true":
                 lines.append(f"{prefix}{prop} = {'true' if value == 'false' else f'not ({value})'}")
+        if statement is None:  # read as a value (`if not dir.list_dir_begin(true):`): the properties go first
+            whole = chain if chain is not None else call
+            if not lines:
+                self.replace(call, "list_dir_begin()", "list_dir_begin", self.rules.cite("list_dir_begin"), 0.9)
+                return True
+            if prefix:  # the condition may have just opened it: a failed open leaves null, which Godot 3 never touched
+                lines = [f"if {prefix[:-1]}: {line}" for line in lines]
+            if not self.hoist(whole, lines, f"{prefix}list_dir_begin()", "list_dir_begin", "list_dir_begin", 0.85):
+                self.manual_item(call, "file_access", "list_dir_begin() arguments are properties in Godot 4",
+                                 "set include_navigational / include_hidden before calling list_dir_begin()",
+                                 self.rules.cite("list_dir_begin"))
+            return True
         indent = self.indent_of(statement)
         if indent is None:
             return False

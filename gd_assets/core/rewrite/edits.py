@@ -48,7 +48,9 @@ def apply_edits(text: str, edits: list[Edit], first_line: int = 1) -> str:
     """`text` (whose first line is file line `first_line`) with the edits applied; an edit whose old
     text does not match raises ValueError (the file changed since it was analysed)."""
     lines = text.split("\n")
-    for e in sorted(edits, key=lambda e: (e.start_line, e.start_col, e.end_line, e.end_col), reverse=True):
+    # from the end back; insertions at one point land in the order they came (the last applied first)
+    for _, e in sorted(enumerate(edits), key=lambda ie: (ie[1].start_line, ie[1].start_col, ie[1].end_line,
+                                                          ie[1].end_col, ie[0]), reverse=True):
         a, b = e.start_line - first_line, e.end_line - first_line
         if not (0 <= a <= b < len(lines)):
             raise ValueError(f"edit at line {e.start_line} is outside the text")

@@ -10,6 +10,12 @@ from gd_assets.core.rewrite.tree import args_of, text_of
 
 ACCESS = {"File": "FileAccess", "Directory": "DirAccess"}
 OPENERS = {"open", "open_encrypted", "open_encrypted_with_pass", "open_compressed"}
+# `Directory.new().make_dir_recursive(p)`: a call on a throwaway object -> Godot 4's static function
+STATIC_USES = {
+    **{m: f"DirAccess.{m}_absolute" for m in ("make_dir", "make_dir_recursive", "remove", "rename", "copy",
+                                             "dir_exists")},
+    "file_exists": "FileAccess.file_exists",
+}
 
 
 class FileRules:
@@ -20,7 +26,7 @@ class FileRules:
     def file_new(self, node: ts.Node, name: str) -> bool:
         """`File.new()` / `Directory.new()`; True when rewritten."""
         statement = node.parent.parent
-        if self._file_open(node, name):
+        if self._file_open(node, name) or self._static_use(node.parent):
             return True
         if self.scope is None:  # its uses could not be followed to their receiver: left to people
             return False
@@ -36,6 +42,18 @@ class FileRules:
             self.replace(statement, f"{self.render(statement.named_children[0])} = null", "file_access", cite, 0.85)
             return True
         return False
+
+    def _static_use(self, chain: ts.Node) -> bool:
+        """`Directory.new().make_dir_recursive(p)` -> `DirAccess.make_dir_recursive_absolute(p)`."""
+        parts = [c for c in chain.children if c.type not in (".", "line_continuation")]
+        if len(parts) != 3 or parts[2].type != "attribute_call" or text_of(parts[2].children[0]) not in STATIC_USES:
+            return False
+        target = STATIC_USES[text_of(parts[2].children[0])]
+        cls, member = target.split(".")
+        self.edit(chain.start_point, parts[2].children[0].end_point, target, "file_access",  # its arguments stay
+                  {"table": "docs_chunks", "id": f"docs:4:{cls}.method.{member}", "title": f"{cls}.{member} (Godot 4 method)"},
+                  0.85)
+        return True
 
     SHAPES = {name: ("file_call", ()) for name in (*OPENERS, "file_exists")}
 

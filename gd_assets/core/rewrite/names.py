@@ -6,6 +6,7 @@ import tree_sitter as ts
 
 from gd_assets.core.cues import signal_use, value_used
 from gd_assets.core.receivers import is_engine, is_project
+from gd_assets.core.rewrite.rules import MOVED_SETTERS
 from gd_assets.core.rewrite.tree import args_of, text_of
 
 # Godot 3 flags that became enums in Godot 4, by the Godot 4 name: (the value for true, for false)
@@ -43,6 +44,8 @@ class NameRules:
                 self.replace(node, "@tool", "tool", self.rules.cite("tool"))
             else:  # `extends X` then `tool`: Godot 4 wants its annotations first
                 there = next((p for p in self.pending if p.start == p.end == first.start_point), None)
+                if there is not None:
+                    self.pending.remove(there)
                 self.edit(first.start_point, first.start_point, "@tool\n" + (there.new if there else ""), "tool",
                           self.rules.cite("tool"))  # with an `@icon` already moved there
                 self.edit(parent.prev_sibling.end_point, parent.end_point, "", "tool", self.rules.cite("tool"))
@@ -128,7 +131,7 @@ class NameRules:
         special = self.call_rule(name)
         owner = self.implicit_owner(name)
         self._await_coroutine(call, owner, name)
-        if self.override_call(node, owner, name):
+        if self.override_call(node, owner, name) or self.window_self_call(node, call, name):
             return
         if special is not None and not is_project(owner) and special(call, None, owner):
             return
@@ -196,9 +199,15 @@ class NameRules:
             return False
         target, cite = found
         parent = chain.parent
-        if target.endswith("()") and (first.type != "identifier" or first is not chain.children[-1] or (
-                parent is not None and parent.type in ("assignment", "augmented_assignment")
-                and parent.children[0].id == chain.id)):
+        written = parent is not None and parent.type in ("assignment", "augmented_assignment") and \
+            parent.children[0].id == chain.id
+        if target.endswith("()") and first.type == "identifier" and written and first is chain.children[-1] and \
+                text_of(parent.children[1]) == "=" and (cls, name) in MOVED_SETTERS:
+            value = parent.children[-1]   # `OS.clipboard = t` -> `DisplayServer.clipboard_set(t)`: two edits, so
+            self.edit(chain.start_point, value.start_point, f"{MOVED_SETTERS[cls, name]}(", "member_moved", cite, 0.9)
+            self.edit(value.end_point, value.end_point, ")", "member_moved", cite, 0.9)  # the value keeps its own
+            return True
+        if target.endswith("()") and (first.type != "identifier" or written):
             return False  # a write, or a call of what became a method
         end = first.children[0].end_point if first.type == "attribute_call" else first.end_point
         self.edit(base.start_point, end, target, "member_moved", cite, 0.9)

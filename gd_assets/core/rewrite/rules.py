@@ -150,6 +150,8 @@ MOVED_MEMBERS = {
        for side in ("LEFT", "CENTER", "RIGHT", "FILL")},
     **{("Label", f"VALIGN_{side}"): f"VERTICAL_ALIGNMENT_{side}" for side in ("TOP", "CENTER", "BOTTOM", "FILL")},
 }
+# What an assignment to a moved property becomes: `OS.clipboard = t` -> `DisplayServer.clipboard_set(t)`.
+MOVED_SETTERS = {("OS", "clipboard"): "DisplayServer.clipboard_set"}
 # Classes Godot 4 split or renamed without a map row: each member goes to the one that documents it.
 MOVED_CLASSES = {"Geometry": ("Geometry2D", "Geometry3D"), "JavaScript": ("JavaScriptBridge",)}
 

@@ -6,7 +6,7 @@ import re
 
 import tree_sitter as ts
 
-from gd_assets.core.cues import VARIANT_RESULTS
+from gd_assets.core.cues import VARIANT_RESULTS, enum_missing_commas, mixed_dictionary
 from gd_assets.core.receivers import UNKNOWN
 from gd_assets.core.rewrite.rules import PAUSE_TO_PROCESS
 from gd_assets.core.rewrite.tree import IDENT, args_of, string_value, text_of
@@ -21,6 +21,8 @@ EXPORT_HINTS = {"FILE": "@export_file", "DIR": "@export_dir", "MULTILINE": "@exp
                 "LAYERS_3D_PHYSICS": "@export_flags_3d_physics", "LAYERS_3D_RENDER": "@export_flags_3d_render"}
 
 
+# `!(r is GDScriptFunctionState)`, `not r is GDScriptFunctionState`: always true once coroutines are awaited
+_NOT_FUNCTION_STATE = re.compile(r"^(?:!|not\b)\s*(\()?\s*[\w.]+\s+is\s+GDScriptFunctionState\s*(?(1)\))$")
 _SLASH_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\/")  # a `\/` not itself escaped
 
 
@@ -30,6 +32,14 @@ def _is_check(statement: ts.Node) -> bool:
         return True
     call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
     return call is not None and call.type == "call" and text_of(call.children[0]) in ("assert", "print", "push_warning")
+
+
+def _unwrapped(text: str) -> str:
+    """The text without the parentheses around all of it."""
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")") and text.count("(") == 1:
+        text = text[1:-1].strip()
+    return text
 
 
 def format_constant(node: ts.Node) -> tuple[str, list[ts.Node]] | None:
@@ -284,6 +294,15 @@ class SyntaxRules:
 
     def on_call(self, node: ts.Node) -> None:
         name = text_of(node.children[0])
+        if name == "assert" and node.parent is not None and node.parent.type == "expression_statement":
+            args = args_of(node)
+            statement = node.parent
+            if len(args) == 1 and _NOT_FUNCTION_STATE.match(_unwrapped(text_of(args[0]))):
+                if statement.prev_sibling is None or statement.prev_named_sibling is None:
+                    self._drop_statement(statement, "function_state", "map:diff:class:GDScriptFunctionState")
+                else:  # the range a coroutine-state loop after it also drops (see _function_state)
+                    self.edit(statement.prev_sibling.end_point, statement.end_point, "", "function_state",
+                              self.rules.cite("map:diff:class:GDScriptFunctionState"), 0.85)
         if name in ("interpolate_property", "interpolate_method", "interpolate_callback"):
             self.manual_item(node, "tween", f"Tween.{name}()", "Godot 4 tweens are created with create_tween() and "
                              "chain tween_property/tween_method/tween_callback", self.rules.cite("tween"))
@@ -291,7 +310,41 @@ class SyntaxRules:
     def on_attribute_call(self, node: ts.Node) -> None:
         self.on_call(node)
 
+    # -- GDScript 1 forms Godot 4's parser refuses ------------------------------------------------------
+
+    def on_source(self, node: ts.Node) -> None:
+        """Enum entries Godot 3 let a line break separate get their comma (the tree cannot hold them: a
+        line scan finds them)."""
+        cite = {"table": "docs_chunks", "id": "docs:4:page:tutorials/scripting/gdscript/gdscript_basics#enums",
+                "title": "GDScript reference > Enums (Godot 4 docs)"}
+        for row, col in enum_missing_commas(self.lines):
+            self.edit((row, col), (row, col), ",", "enum_comma", cite, 0.95)
+
+    def on_dictionary(self, node: ts.Node) -> None:
+        """`{name="M", "size": 11}` -> `{"name": "M", "size": 11}`: one style per dictionary in Godot 4."""
+        if not mixed_dictionary(node):
+            return
+        cite = {"table": "docs_chunks", "id": "docs:4:page:tutorials/scripting/gdscript/gdscript_basics#ref-dictionary-class-dictionary",
+                "title": "GDScript reference > Dictionary (Godot 4 docs)"}
+        for pair in node.named_children:
+            if pair.type == "pair" and pair.child_count >= 3 and pair.children[1].type == "=" and \
+                    pair.children[0].type == "identifier":
+                self.edit(pair.children[0].start_point, pair.children[1].end_point, f'"{text_of(pair.children[0])}":',
+                          "dictionary_style", cite, 0.95)
+
     # -- coroutines --------------------------------------------------------------------------------
+
+    def on_binary_operator(self, node: ts.Node) -> None:
+        """`a and !(r is GDScriptFunctionState)` -> `a`: Godot 4 has no function state (the caller awaits a
+        coroutine, as the await rules make it), so the negated test always holds."""
+        if len(node.children) != 3 or text_of(node.children[1]) not in ("and", "&&"):
+            return
+        left, right = node.children[0], node.children[2]
+        for keep, drop in ((left, right), (right, left)):
+            if _NOT_FUNCTION_STATE.match(_unwrapped(text_of(drop))):
+                self.replace(node, self.render(keep), "function_state",
+                             self.rules.cite("map:diff:class:GDScriptFunctionState"), 0.85)
+                return
 
     def on_while_statement(self, node: ts.Node) -> None:
         self._function_state(node)

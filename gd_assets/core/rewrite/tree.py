@@ -118,7 +118,9 @@ class TreeEditor:
         if any(p.start <= a and b <= p.end and (p.start, p.end) != (a, b) and p.start != p.end
                and not (a == b and a in (p.start, p.end)) for p in self.pending):
             return  # inside a range an earlier edit already rewrites (e.g. a statement it folded away)
-        self.pending = [p for p in self.pending if not (p.start >= a and p.end <= b)]
+        # a range absorbs the edits inside it; different insertions at one point all stay, in the order they came
+        self.pending = [p for p in self.pending
+                        if not (p.start >= a and p.end <= b) or (a == b == p.start == p.end and p.new != new)]
         self.pending.append(Pending(a, b, new, rule, evidence, confidence))
 
     def replace(self, node: ts.Node, new: str, rule: str, evidence: dict | None, confidence: float = 0.9) -> None:
@@ -244,7 +246,8 @@ def apply_pending(text: str, pending: list[Pending]) -> str:
     for line in lines:
         offsets.append(offsets[-1] + len(line) + 1)
     data = b"\n".join(lines)
-    for p in sorted(pending, key=lambda p: (p.start, p.end), reverse=True):
+    # from the end back; insertions at one point land in the order they came (the last applied first)
+    for _, p in sorted(enumerate(pending), key=lambda ip: (ip[1].start, ip[1].end, ip[0]), reverse=True):
         a = offsets[p.start[0]] + p.start[1]
         b = offsets[p.end[0]] + p.end[1]
         data = data[:a] + p.new.encode("utf-8") + data[b:]

@@ -54,6 +54,14 @@ ACCESSORS = {
 CALLS = {"get_screen_size": "DisplayServer.screen_get_size", "get_screen_count": "DisplayServer.get_screen_count",
          "get_screen_dpi": "DisplayServer.screen_get_dpi", "get_current_screen": "get_window().current_screen"}
 
+# Control calls a popup made on itself -> what its Godot 4 Window answers (the Viewport's or Window's row)
+SELF_CALLS = {
+    "get_global_mouse_position": ("get_mouse_position()", "docs:4:Viewport.method.get_mouse_position"),
+    "get_local_mouse_position": ("get_mouse_position()", "docs:4:Viewport.method.get_mouse_position"),
+    "get_focus_owner": ("gui_get_focus_owner()", "docs:4:Viewport.method.gui_get_focus_owner"),
+    "get_rect": ("Rect2(position, size)", "docs:4:Window.property.size"),
+}
+
 
 def setter(prop: str, value: str) -> str:
     """The Godot 4 statement setting `prop` to `value` (a literal true/false picks its choice)."""
@@ -149,3 +157,30 @@ class WindowRules:
             self.replace(node, self.in_window(node, WINDOW[prop]), "os_window", self.window_cite(prop), 0.85)
             return True
         return False
+
+    # -- a popup or dialog script, whose class is a Window in Godot 4 --------------------------------
+
+    def window_self_call(self, callee: ts.Node, call: ts.Node, name: str) -> bool:
+        """`get_global_mouse_position()` in a Popup or WindowDialog script: Godot 3's class was a Control,
+        Godot 4's is a Window, a Viewport that answers for itself (`get_mouse_position()`, `gui_get_focus_owner()`,
+        its `position` and `size`). `update()` has no Window counterpart: left to people, untouched."""
+        if name not in SELF_CALLS and name != "update" or args_of(call) or not self._window_script():
+            return False
+        if name == "update":
+            self.manual_item(call, "window", "update() in a script whose class is a Window in Godot 4",
+                             "a Window does not draw: redraw the Control inside it (queue_redraw())",
+                             self.rules.cite("map:diff:method:CanvasItem.update"))
+            return True
+        new, cite = SELF_CALLS[name]
+        cls, kind, member = cite[len("docs:4:"):].split(".")
+        self.replace(call, new, "window_self", {"table": "docs_chunks", "id": cite,
+                                                "title": f"{cls}.{member} (Godot 4 {kind})"}, 0.85)
+        return True
+
+    def _window_script(self) -> bool:
+        if self.scope is None:
+            return False
+        base = self.scope.engine_class_of(self.scope.self_type())
+        surface = self.rules.surface
+        return base is not None and "Control" in surface.ancestors("3", base) and \
+            "Window" in surface.ancestors("4", self.rules.in4(base))
