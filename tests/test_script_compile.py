@@ -422,7 +422,7 @@ def test_subarray_becomes_slice_with_an_exclusive_end(rules):
 
 
 def test_enum_entries_a_line_break_separated_get_their_commas(rules):
-    script = "extends Node\n\nenum S {\n\t# a\n\tA,\n\tB\n\t# c\n\tC = 3 # x\n\tD,\n\tE\n}\n\nfunc f():\n\treturn S.E\n"
+    script = "extends Node\n\n# States\n# of the input\nenum S {\n\t# a\n\tA,\n\tB\n\t# c\n\tC = 3 # x\n\tD,\n\tE\n}\n\nfunc f():\n\treturn S.E\n"
     new, edits, _, judged = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
     assert "unparsed" not in judged and judged["enum.S"].migration_needed   # the enum is one declaration
     assert "\tA,\n\tB,\n\t# c\n\tC = 3, # x\n\tD,\n\tE\n}\n" in new
@@ -437,3 +437,18 @@ def test_a_dictionary_mixing_both_styles_takes_one(rules):
     # the inner dictionary mixed the styles; the outer one is all `key = value`, which Godot 4 still reads
     assert '{nodes=[{"name":"Material", "type":"material","parameters":{"size":11}}], connections=[]}' in new
     assert {e.rule for e in edits} == {"dictionary_style"}
+
+
+def test_an_image_size_stays_a_vector2_and_rect_clip_is_the_intersection(rules):
+    script = ("extends Node\n\nvar _brush_image := Image.new()\n\nfunc f(pos: Vector2, img: Image):\n"
+              "\tvar size := _brush_image.get_size()\n\tvar dst: Vector2 = pos - (size / 2).floor()\n"
+              "\tvar dst_rect := Rect2(dst, size)\n\tdst_rect = dst_rect.clip(Rect2())\n\tprint(img.get_size().x)\n"
+              "\tprint(Vector2(img.get_size()))\n")
+    new, edits, _, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert "\tvar size := Vector2(_brush_image.get_size())\n" in new   # Godot 4's is a Vector2i
+    assert "\tdst_rect = dst_rect.intersection(Rect2())\n\tprint(Vector2(img.get_size()).x)\n" in new
+    assert "\tprint(Vector2(img.get_size()))\n" in new   # already a Vector2: not wrapped twice
+    assert {e.evidence["id"] for e in edits if e.rule == "vector2_result"} == {"map:diff:method:Image.get_size"}
+    bitmap = "extends Node\n\nvar _indicator := BitMap.new()\n\nfunc f():\n\tvar s := _indicator.get_size()\n\treturn s\n"
+    new, _, _, _ = migrate(rules, {**GODOT3, "b.gd": bitmap.replace("return s", "yield()")}, "b.gd")
+    assert "\tvar s := Vector2(_indicator.get_size())\n" in new   # a BitMap's too

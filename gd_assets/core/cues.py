@@ -173,7 +173,7 @@ def mixed_dictionary(node: ts.Node) -> bool:
 
 def _gdscript_cues(text: str, cues: _Cues) -> None:
     root = _parse(text)
-    if text.lstrip().startswith("enum") and enum_missing_commas(text.split("\n")):
+    if "enum" in text and enum_missing_commas(text.split("\n")):  # (after the comments a declaration carries)
         cues.add("enum without commas", "syntax")
     if cues.scope is not None:
         declared, assigned = fragment_locals(root, cues.scope)

@@ -388,6 +388,18 @@ class CallRules:
                      self.rules.cite(new), 0.9)
         return True
 
+    def call_get_size(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`image.get_size()` (or a BitMap's) -> `Vector2(image.get_size())`: Godot 4 returns a Vector2i, so `(size / 2).floor()`
+        and `size + Vector2(...)` no longer compile (and `/` would divide as integers); Godot 3's was a Vector2."""
+        holder = chain.parent.parent if chain is not None and chain.parent is not None else None
+        if owner not in ("Image", "BitMap") or chain is None or args_of(call) or \
+                holder is not None and holder.type == "call" and text_of(holder.children[0]) == "Vector2":
+            return False  # (already `Vector2(image.get_size())`)
+        cite = self.rules.cite("image_size" if owner == "Image" else "bitmap_size")
+        self.edit(chain.start_point, chain.start_point, "Vector2(", "vector2_result", cite, 0.85)
+        self.edit(call.end_point, call.end_point, ")", "vector2_result", cite, 0.85)
+        return True
+
     def call_subarray(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         """`data.subarray(a, b)` -> `data.slice(a, b + 1)`: Godot 3's end was inclusive (-1: to the end),
         Godot 4's `slice` excludes it. Only where the end's value is plain: `n - 1`, a literal."""

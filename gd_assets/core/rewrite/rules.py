@@ -69,6 +69,8 @@ SYNTAX_ROWS = {
     "focus_owner": "map:syntax:rename_gdscript_functions:get_focus_owner",
     "pause_mode": "map:syntax:fix_pause_mode:pause_mode_2",
     "list_dir_begin": "map:syntax:rename_gdscript_functions:list_dir_begin_a_b",
+    "image_size": "map:diff:method:Image.get_size",  # a Vector2i in Godot 4
+    "bitmap_size": "map:diff:method:BitMap.get_size",
     "hex_color": "map:syntax:convert_hexadecimal_colors:Color_ff478cbf",
     "os_window": "map:syntax:rename_gdscript_functions:OS.window_fullscreen_Settings.fullscreen",
     "json_parse": "map:syntax:rename_gdscript_functions:var_rr_JSON.parse_a",
@@ -97,6 +99,7 @@ EXTRA_RENAMES = {
     ("TreeItem", "get_children"): ("get_first_child", "map:diff:method:TreeItem.get_children"),  # it was the first
     ("FileDialog", "mode"): ("file_mode", "map:diff:property:FileDialog.mode"),  # `mode` is now the Window's
     ("String", "is_rel_path"): ("is_relative_path", "map:diff:method:String.is_rel_path"),
+    ("Rect2", "clip"): ("intersection", "map:diff:method:Rect2.clip"),  # Godot 3's clip was the intersection
     ("Node", "get_position_in_parent"): ("get_index", "map:diff:method:Node.get_position_in_parent"),
     **{(cls, "remove"): ("remove_at", "map:diff:method:Array.remove")  # by index, as Godot 3's was
        for cls in ("Array", *(f"Pool{t}Array" for t in ("Byte", "Int", "Real", "String", "Vector2", "Vector3", "Color")))},
