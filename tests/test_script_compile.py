@@ -86,6 +86,138 @@ def test_a_member_read_through_a_chain_on_implicit_self_is_found_and_renamed(rul
     assert "return size.x + custom_minimum_size.y" in new
 
 
+def test_a_long_functions_later_part_knows_its_parameters(rules):
+    """A function sliced into parts: `command` in the second part is the parameter, not a property of
+    the script's own class (Godot 3's InputEventWithModifiers.command, renamed in Godot 4)."""
+    filler = "".join(f"\t\tprint({i})\n" for i in range(90))
+    script = ("extends Control\n\nfunc run(command : Dictionary, rect_size) -> void:\n\tif command.a:\n"
+              f"{filler}\tprint(command.type, rect_size.x)\n\tprint(rect_position.x)\n")
+    new, edits, _, judged = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
+    assert len([k for k in judged if k.startswith("run@")]) > 1
+    assert "print(command.type, rect_size.x)" in new and "command_pressed" not in new
+    assert "print(position.x)" in new  # the class's own property is still renamed
+    assert all(e.old in ("rect_position",) for e in edits if e.rule == "member_rename")
+
+
+def test_a_member_of_a_pool_array_is_read_on_its_godot_4_packed_array(rules):
+    """Godot 3's PoolStringArray is Godot 4's PackedStringArray (a builtin type rename, not a class one): its
+    `empty()` is found and becomes `is_empty()`, as on String and Array."""
+    script = ('extends Node\n\nvar _names := PoolStringArray()\n\nfunc none():\n\treturn _names.empty()\n\n'
+              'func cli():\n\tvar args := OS.get_cmdline_args()\n\treturn args.empty()\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "p.gd": script}, "p.gd")
+    assert judged["none"].migration_needed and judged["cli"].migration_needed
+    assert "return _names.is_empty()" in new and "return args.is_empty()" in new
+    assert [e.evidence["id"].endswith("empty") for e in edits if e.rule == "member_rename"] == [True, True]
+
+
+def test_texture_flags_go_with_a_note_on_where_filtering_now_lives(rules):
+    script = ('extends Node\n\nfunc look(element, texture, mine):\n'
+              '\telement.texture.flags = Texture.FLAG_MIPMAPS | Texture.FLAG_FILTER\n'
+              '\tif texture:\n\t\ttexture.flags &= ~Texture.FLAG_FILTER\n\tmine.flags = mine.flags | 4\n')
+    new, edits, manual, judged = migrate(rules, {**GODOT3, "t.gd": script}, "t.gd")
+    assert judged["look"].migration_needed
+    assert "FLAG" not in new and "\tif texture:\n\t\tpass\n" in new
+    assert "mine.flags = mine.flags | 4" in new, "flags that name no Texture constant are not a texture's"
+    assert [e.evidence["id"] for e in edits if e.rule == "texture_flags"] == ["map:diff:property:Texture.flags"] * 2
+    assert [m.start_line for m in manual if m.kind == "texture_flags"] == [4, 6]
+
+
+def test_members_and_globals_godot_4_renamed_without_a_map_row(rules):
+    script = ('extends Camera2D\n\nfunc aim(img: Image, area: Rect2, angle: float):\n'
+              '\tvar centre: Vector2 = self.get_camera_screen_center()\n\tvar step = polar2cartesian(2.0, angle)\n'
+              '\treturn [centre + polar2cartesian(4.0, angle * 2), img.get_rect(area)]\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
+    assert judged["aim"].migration_needed
+    for expected in ("var centre: Vector2 = self.get_screen_center_position()",
+                     "var step = Vector2.from_angle(angle) * 2.0",
+                     "return [centre + (Vector2.from_angle(angle * 2) * 4.0), img.get_region(area)]"):
+        assert expected in new
+    assert {e.evidence["id"] for e in edits} == {"map:diff:method:Camera2D.get_camera_screen_center",
+                                                 "map:diff:method:@GDScript.polar2cartesian",
+                                                 "map:diff:method:Image.get_rect"}
+
+
+def test_properties_and_constants_of_a_scripts_own_class_follow_godot_4(rules):
+    script = ('extends Button\n\nfunc lay(g: GraphEdit, node: GraphNode, t: TextureButton, l: Label):\n'
+              '\tif align == ALIGN_LEFT:\n\t\ticon_align = ALIGN_RIGHT\n\tl.align = Label.ALIGN_CENTER\n'
+              '\tg.use_snap = g.snap_distance > 2\n\tnode.offset = Vector2.ZERO\n\tt.expand = true\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "b.gd": script}, "b.gd")
+    assert judged["lay"].migration_needed
+    for expected in ("if alignment == HORIZONTAL_ALIGNMENT_LEFT:", "icon_alignment = HORIZONTAL_ALIGNMENT_RIGHT",
+                     "l.horizontal_alignment = HORIZONTAL_ALIGNMENT_CENTER",
+                     "g.snapping_enabled = g.snapping_distance > 2", "node.position_offset = Vector2.ZERO",
+                     "t.ignore_texture_size = true"):
+        assert expected in new
+    assert next(e for e in edits if e.old == "ALIGN_LEFT").evidence["id"] == "map:diff:constant:Button.ALIGN_LEFT"
+
+
+def test_a_sort_by_method_name_is_found_on_any_receiver(rules):
+    script = ('extends Node\n\nfunc order(versions):\n\tversions.sort_custom(self, "_cmp")\n'
+              '\tget_list().sort_custom(Sorter, "by_name")\n\nfunc kept(items: Array):\n'
+              '\titems.sort_custom(func(a, b): return a < b)\n')
+    new, _, _, judged = migrate(rules, {**GODOT3, "o.gd": script}, "o.gd")
+    assert judged["order"].migration_needed and not judged["kept"].migration_needed
+    assert "versions.sort_custom(self._cmp)" in new and "get_list().sort_custom(Sorter.by_name)" in new
+
+
+def test_a_process_and_a_ray_take_their_godot_4_call_shapes(rules):
+    script = ('extends Spatial\n\nfunc run(out: Array, a: Vector3, b: Vector3, skip):\n'
+              '\tOS.execute("tool", ["-v"], true, out)\n\tvar pid = OS.execute("viewer", [], false)\n'
+              '\tvar space: PhysicsDirectSpaceState = get_world().direct_space_state\n'
+              '\tvar hit = space.intersect_ray(a, b, [self], 3)\n\tvar all = space.intersect_ray(a, b)\n'
+              '\tvar kept = space.intersect_ray(a, b, skip)\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "r.gd": script}, "r.gd")
+    assert judged["run"].migration_needed
+    for expected in ('OS.execute("tool", ["-v"], out)', 'var pid = OS.create_process("viewer", [])',
+                     "space.intersect_ray(PhysicsRayQueryParameters3D.create(a, b, 3, [self.get_rid()]))",
+                     "var all = space.intersect_ray(PhysicsRayQueryParameters3D.create(a, b))",
+                     "var kept = space.intersect_ray(a, b, skip)"):  # objects or RIDs: not known
+        assert expected in new
+    assert {e.evidence["id"] for e in edits if e.rule in ("os_execute", "intersect_ray_query")} == {
+        "map:diff:method:OS.execute", "map:diff:method:PhysicsDirectSpaceState.intersect_ray"}
+
+
+def test_an_engine_call_is_read_even_in_a_method_of_the_same_name(rules):
+    """The project's own `save()` does not make `ResourceSaver.save(...)` the project's."""
+    script = 'extends Resource\n\nfunc save() -> void:\n\tvar err := ResourceSaver.save(resource_path, self)\n'
+    new, _, _, judged = migrate(rules, {**GODOT3, "profile.gd": script}, "profile.gd")
+    assert judged["save"].migration_needed and "ResourceSaver.save(self, resource_path)" in new
+
+
+def test_a_line_indented_with_tabs_and_spaces_keeps_the_depth_godot_3_read(rules):
+    """Godot 3 counted a tab and a space as one column each; Godot 4 rejects the mix. The line gets as many
+    tabs as it had characters; a multi-line string's text and a comment stay as they are."""
+    script = ('extends Node\n\nfunc f(node):\n\tif node != null \\\n\t\t\tand node.enabled:\n\t\t found = true\n'
+              '\t\t print("""a\n\t  b""")\n\t# \t  note\n\nfunc g():\n\tpass\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "i.gd": script}, "i.gd")
+    assert judged["f"].migration_needed and not judged["g"].migration_needed
+    assert '\t\t\tfound = true\n\t\t\tprint("""a\n\t  b""")\n\t# \t  note\n' in new
+    assert [e.rule for e in edits] == ["indentation", "indentation"]
+
+
+def test_a_value_from_a_private_helper_of_the_chain_is_typed(rules):
+    """`var bitmap := _fill(...)`: a helper two scripts up the chain returns a BitMap, so `get_bit(Vector2)`
+    is Godot 3's (Godot 4: `get_bitv`)."""
+    files = {**GODOT3, "base.gd": 'class_name BaseTool\nextends Node\n\nfunc _fill(size: Vector2) -> BitMap:\n'
+                                  '\treturn BitMap.new()\n',
+             "draw.gd": "extends BaseTool\n", "shape.gd": 'extends "res://draw.gd"\n',
+             "tool.gd": 'extends "res://shape.gd"\n\nfunc f(size):\n\tvar bitmap := _fill(size)\n'
+                        '\treturn [bitmap.get_bit(Vector2(1, 2)), _fill(size).get_bit(Vector2.ZERO)]\n'}
+    new, _, _, judged = migrate(rules, files, "tool.gd")
+    assert judged["f"].migration_needed
+    assert "[bitmap.get_bitv(Vector2(1, 2)), _fill(size).get_bitv(Vector2.ZERO)]" in new
+
+
+def test_a_transform_applied_mid_chain_becomes_a_product_read_on(rules):
+    script = ('extends Node\n\nfunc f(ruler: Transform2D, step: Transform2D, j, t: Transform, v):\n'
+              '\tvar val = (ruler * step).xform(Vector2(j, 0)).x\n'
+              '\tvar axis : Vector3 = t.affine_inverse().basis.xform(v).normalized()\n')
+    new, edits, _, _ = migrate(rules, {**GODOT3, "x.gd": script}, "x.gd")
+    assert "var val = ((ruler * step) * Vector2(j, 0)).x" in new
+    assert "var axis : Vector3 = (t.affine_inverse().basis * v).normalized()" in new
+    assert [e.rule for e in edits if e.rule == "xform_operator"] == ["xform_operator"] * 2
+
+
 def test_undo_redo_by_name_on_an_untyped_receiver_in_a_godot_3_project(rules):
     script = ('extends Node\n\nfunc act(project):\n\tproject.undo_redo.add_do_method(project, "swap", 1, 2)\n'
               '\tproject.undo_redo.add_undo_method(project, "swap", 2, 1)\n')
@@ -198,6 +330,9 @@ def test_the_window_outside_a_node_is_the_scene_tree_root(rules):
     node = 'extends Node\n\nfunc apply():\n\treturn OS.window_size\n\nstatic func size():\n\treturn OS.window_size\n'
     new, _, _, _ = migrate(rules, {**GODOT3, "n.gd": node}, "n.gd")
     assert "return get_window().size\n" in new and "return (Engine.get_main_loop() as SceneTree).root.size" in new
+    screen = 'extends Node\n\nfunc keep(c):\n\tOS.current_screen = c.screen\n\tc.screen = OS.current_screen\n'
+    new, _, _, _ = migrate(rules, {**GODOT3, "s.gd": screen}, "s.gd")
+    assert "\tget_window().current_screen = c.screen\n\tc.screen = get_window().current_screen\n" in new
 
 
 def test_a_member_hiding_an_engine_class_is_renamed_on_its_receivers_too(rules):
@@ -221,6 +356,15 @@ def test_a_type_inferred_from_a_global_that_now_returns_a_variant_takes_its_floa
     script += '\nfunc max(a, b):\n\treturn a\n'
     new, _, _, _ = migrate(rules, {**GODOT3, "s.gd": script}, "s.gd")
     assert "var square := max(" in new, "the project's own max() keeps its name"
+    # an operand of the value's arithmetic makes it a Variant too; a call's argument does not
+    script = ('extends Node\n\nfunc radii(a: Vector2, b: Vector2, step: float):\n\tvar r := 0.5 * abs(a.x - b.x)\n'
+              '\tvar d := abs(a.x) + (abs(a.y))\n\tvar s := -floor(a.angle() / step) * step\n'
+              '\tvar n := str(abs(a.x))\n\treturn [r, d, s, n]\n')
+    new, _, _, judged = migrate(rules, {**GODOT3, "r.gd": script}, "r.gd")
+    assert judged["radii"].migration_needed
+    for expected in ("var r := 0.5 * absf(a.x - b.x)", "var d := absf(a.x) + (absf(a.y))",
+                     "var s := -floorf(a.angle() / step) * step", "var n := str(abs(a.x))"):
+        assert expected in new
 
 
 def test_constants_a_class_lost_with_godot_4_are_read_where_they_still_are(rules):
@@ -238,6 +382,9 @@ def test_draw_string_takes_its_color_after_alignment_width_and_size(rules):
     assert 'draw_string(font, Vector2(4, 8), "a", HORIZONTAL_ALIGNMENT_LEFT, -1, 16, color)' in new
     assert 'draw_string(font, Vector2.ZERO, "b", HORIZONTAL_ALIGNMENT_LEFT, 40, 16, Color.RED)' in new
     assert [e.evidence["id"] for e in edits if e.rule == "draw_string_arguments"][0] == "map:diff:method:CanvasItem.draw_string"
+    line = 'extends Line2D\n\nfunc _draw():\n\tdraw_string(font, Vector2(4, 8), "a", color)\n'  # any CanvasItem
+    new, _, _, judged = migrate(rules, {**GODOT3, "l.gd": line}, "l.gd")
+    assert judged["_draw"].migration_needed and "HORIZONTAL_ALIGNMENT_LEFT, -1, 16, color)" in new
 
 
 def test_an_empty_parent_constructor_call_goes(rules):

@@ -95,6 +95,23 @@ def extract_cues(kind: str, text: str, request: str = DEFAULT_REQUEST, file_kind
 VARIANT_RESULTS = {"abs": "absf", "ceil": "ceilf", "clamp": "clampf", "floor": "floorf", "max": "maxf", "min": "minf",
                    "round": "roundf", "sign": "signf", "stepify": "snappedf"}
 
+_ARITHMETIC = {"+", "-", "*", "/", "%"}
+
+
+def variant_result_calls(value: ts.Node | None) -> list[ts.Node]:
+    """The calls of `max`, `abs`, ... that make an inferred value a Variant in Godot 4: the value itself, or
+    an operand of its arithmetic (`0.5 * abs(d)`); not those inside another call's arguments."""
+    found, todo = [], [value] if value is not None else []
+    while todo:
+        node = todo.pop()
+        if node.type == "call" and _text(node.children[0]) in VARIANT_RESULTS:
+            found.append(node)
+        elif node.type == "parenthesized_expression" or (node.type in ("binary_operator", "unary_operator") and any(
+                _text(c) in _ARITHMETIC for c in node.children if not c.is_named)):
+            todo.extend(reversed(node.named_children))
+    return found
+
+
 _GD_KINDS = {"declaration", "function", "function_part", "class", "comment", "unparsed"}
 _SCENE_KINDS = {"gd_scene", "gd_resource", "ext_resource", "sub_resource", "node", "connection", "editable",
                 "resource"}
@@ -164,6 +181,21 @@ def enum_missing_commas(lines: list[str]) -> list[tuple[int, int]]:
     return out
 
 
+def mixed_indents(lines: list[str], root: ts.Node) -> list[tuple[int, str, str]]:
+    """(row, indentation, its replacement) of each code line indented with both tabs and spaces, which
+    Godot 4 rejects. Godot 3 counted each as one column, so as many of the line's first character keep
+    its depth. Lines inside a multi-line string are its text, not indented."""
+    inside = {row for node in descendants(root) if node.type == "string" and node.end_point[0] > node.start_point[0]
+              for row in range(node.start_point[0] + 1, node.end_point[0] + 1)}
+    out = []
+    for row, line in enumerate(lines):
+        body = line.lstrip(" \t")
+        indent = line[:len(line) - len(body)]
+        if " " in indent and "\t" in indent and body.strip() and not body.startswith("#") and row not in inside:
+            out.append((row, indent, indent[0] * len(indent)))
+    return out
+
+
 def mixed_dictionary(node: ts.Node) -> bool:
     """A dictionary literal with both `key = value` and `"key": value` pairs (Godot 3 read both; Godot 4
     rejects the mix)."""
@@ -175,6 +207,8 @@ def _gdscript_cues(text: str, cues: _Cues) -> None:
     root = _parse(text)
     if "enum" in text and enum_missing_commas(text.split("\n")):  # (after the comments a declaration carries)
         cues.add("enum without commas", "syntax")
+    if "\t " in text and mixed_indents(text.split("\n"), root):
+        cues.add("mixed indentation", "syntax")
     if cues.scope is not None:
         declared, assigned = fragment_locals(root, cues.scope)
         cues.scope = Scope(cues.scope.context, cues.scope.scope, cues.scope.engine, declared, assigned)
@@ -199,12 +233,10 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         if value is not None and value.type == "binary_operator" and len(value.children) == 3 and \
                 _text(value.children[1]) == "%" and value.children[0].type == "string":
             cues.add('const = "…" % […]', "syntax")  # a format is no constant expression in Godot 4
-    if kind == "variable_statement":
-        value = node.child_by_field_name("value")
-        if value is not None and value.type == "call" and any(c.type == "inferred_type" for c in node.children):
-            callee = _text(value.children[0])  # `var x := max(a, b)`: a float in Godot 3, a Variant in Godot 4
-            if callee in VARIANT_RESULTS and not (cues.scope is not None and
-                                                  cues.scope.implicit_owner(callee).startswith(PROJECT)):
+    if kind == "variable_statement" and any(c.type == "inferred_type" for c in node.children):
+        for call in variant_result_calls(node.child_by_field_name("value")):
+            callee = _text(call.children[0])  # `var x := max(a, b)`: a float in Godot 3, a Variant in Godot 4
+            if not (cues.scope is not None and cues.scope.implicit_owner(callee).startswith(PROJECT)):
                 cues.add(f":= {callee}()", "syntax")
     if kind in _MEMBER_KINDS and cues.scope is not None and node.parent is not None and node.parent.type == "source":
         name = node.child_by_field_name("name") or next((c for c in node.children if c.type == "name"), None)

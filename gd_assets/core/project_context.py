@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import tree_sitter as ts
 
 from gd_assets.core.shading import shader_textures
-from gd_assets.core.slicing import descendants, parse_gdscript, slice_file
+from gd_assets.core.slicing import MAX_FUNCTION_LINES, descendants, parse_gdscript, slice_file
 
 # Row kinds: per script (scope = script path, or `path::Inner` for an inner class) ...
 SCRIPT_KINDS = ("class_name", "extends", "func", "var", "const", "signal", "enum", "class")
@@ -46,6 +46,9 @@ class Script:
     nodes: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)  # node path -> (type, script)
     coroutines: set[str] = field(default_factory=set)  # its functions that yield: Godot 4 callers must await them
     signal_clashes: set[str] = field(default_factory=set)  # names both a signal and a function (Godot 4 refuses)
+    # a function long enough to be sliced into parts -> its parameters and variables: a later part does not
+    # show them, and a bare name there is not the script's member
+    part_locals: dict[str, dict[str, str | None]] = field(default_factory=dict)
 
 
 @dataclass
@@ -133,6 +136,9 @@ class ProjectContext:
                 out.append(_row(script.scope, "coroutine", name, None, None))
             for name in sorted(script.signal_clashes):
                 out.append(_row(script.scope, "signal_clash", name, None, None))
+            for function, names in script.part_locals.items():
+                for name, type_ in names.items():
+                    out.append(_row(script.scope, "part_local", f"{function}.{name}", type_, None))
         return out
 
     @classmethod
@@ -174,6 +180,9 @@ class ProjectContext:
                 script.coroutines.add(row["name"])
             elif kind == "signal_clash":
                 script.signal_clashes.add(row["name"])
+            elif kind == "part_local":
+                function, _, name = row["name"].partition(".")
+                script.part_locals.setdefault(function, {})[name] = row["type"]
             elif kind in SCRIPT_KINDS:
                 script.members[row["name"]] = (kind, row["type"])
         ctx._index()
@@ -409,6 +418,8 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
             if name is not None and any(c.type == "call" and _text(c.children[0]) == "yield"
                                         for c in descendants(node, include_self=False)):
                 script.coroutines.add(_text(name))
+            if name is not None and node.end_point[0] - node.start_point[0] + 1 > MAX_FUNCTION_LINES:
+                script.part_locals[_text(name)] = _function_locals(node)
         elif kind in ("variable_statement", "onready_variable_statement", "export_variable_statement"):
             name = node.child_by_field_name("name")
             if name is None:
@@ -452,6 +463,28 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
                 (c for c in node.named_children if c.type == "class_body"), None)
             if body is not None:
                 _read_body(body.children, inner, path, root, out)
+
+
+def _function_locals(function: ts.Node) -> dict[str, str | None]:
+    """A function's parameters and the variables its body declares, with their declared types."""
+    found: dict[str, str | None] = {}
+    for node in descendants(function, include_self=False):
+        if node.type in ("typed_parameter", "typed_default_parameter", "default_parameter"):
+            ident = next((c for c in node.named_children if c.type == "identifier"), None)
+            type_node = next((c for c in node.named_children if c.type == "type"), None)
+            if ident is not None:
+                found[_text(ident)] = _text(type_node) if type_node is not None else None
+        elif node.type == "parameters":
+            for ident in (c for c in node.named_children if c.type == "identifier"):
+                found.setdefault(_text(ident), None)
+        elif node.type == "variable_statement" and node.child_by_field_name("name") is not None:
+            type_node = next((c for c in node.named_children if c.type == "type"), None)
+            found.setdefault(_text(node.child_by_field_name("name")), _text(type_node) if type_node else None)
+        elif node.type == "for_statement":
+            ident = next((c for c in node.named_children if c.type == "identifier"), None)
+            if ident is not None:
+                found.setdefault(_text(ident), None)
+    return found
 
 
 def _last_value(node: ts.Node) -> ts.Node | None:

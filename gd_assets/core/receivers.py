@@ -30,7 +30,7 @@ from gd_assets.core.project_context import (
     res_file,
     value_type,
 )
-from gd_assets.core.slicing import descendants
+from gd_assets.core.slicing import descendants, function_name
 
 UNKNOWN = "?"
 PROJECT = "project:"
@@ -282,7 +282,8 @@ def fragment_locals(root: ts.Node, scope: Scope) -> tuple[dict[str, str | None],
     """Names a fragment declares (variables, parameters, loop variables) with their types (declared,
     or read from the value: `var col = move_and_collide(...)` is a KinematicCollision), and the
     obvious types of other names it assigns (`_thread = Thread.new()`)."""
-    found: dict[str, str | None] = {}
+    script = scope.script if "@" in scope.symbol else None  # a part of a long function: its whole function's
+    found: dict[str, str | None] = dict(script.part_locals.get(function_name(scope.symbol), {})) if script else {}
     assigned: dict[str, str] = {}
     for node in descendants(root):
         if node.type == "variable_statement" and node.parent is not None and node.parent.type == "body":
@@ -320,7 +321,7 @@ def value_type_in(value: ts.Node | None, scope: Scope) -> str | None:
     if obvious is not None or value is None:
         return obvious
     found = UNKNOWN
-    if value.type == "call" and _text(value.children[0])[:1].islower():
+    if value.type == "call" and not _text(value.children[0])[:1].isupper():  # `_make()` too, not `Type()`
         found = scope.member_type(scope.self_type(), _text(value.children[0]))
     elif value.type == "attribute":
         found = chain_type(value, scope)
@@ -358,7 +359,7 @@ def chain_receivers(node: ts.Node, scope: Scope, before: dict[int, str] | None =
                 obvious = value_type(child)
                 if obvious is not None:
                     type_ = scope.resolve(obvious)
-                elif name[:1].islower():
+                elif not name[:1].isupper():  # `_helper().x` too
                     type_ = scope.member_type(scope.self_type(), name)
                 else:
                     type_ = UNKNOWN

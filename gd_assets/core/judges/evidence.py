@@ -10,6 +10,7 @@ migration flag, confidence and a short rationale.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,8 +25,9 @@ from gd_assets.core.judges import JudgeIdentity, register
 from gd_assets.core.judges.base import JudgeInput, Judgement
 from gd_assets.core.shading import SCREEN_TEXTURES
 
-RULES_VERSION = "evidence-rules-4"  # 2: receivers and project context; 3: members Godot 4 classes took;
-# 4: scene properties per class, resource ids, input maps, project settings and shader textures
+RULES_VERSION = "evidence-rules-5"  # 2: receivers and project context; 3: members Godot 4 classes took;
+# 4: scene properties per class, resource ids, input maps, project settings and shader textures; 5: what
+# Godot 4's compiler rejects (call shapes, results that changed type, builtin types by their Godot 4 names)
 
 # GDScript 1 (Godot 3) syntax that Godot 4 rejects, and GDScript 2 syntax Godot 3 rejects.
 GD3_SYNTAX = {
@@ -35,6 +37,8 @@ GD3_SYNTAX = {
     "\\/ escape": "a `\\/` escape in a string: Godot 3 read it as `/`, Godot 4 rejects it",
     "enum without commas": "enum entries separated by line breaks alone: Godot 4 needs a comma after each",
     "mixed dictionary styles": "a dictionary mixing `key = value` and `\"key\": value`: Godot 4 rejects the mix",
+    "mixed indentation": "a line indented with both tabs and spaces: Godot 4 rejects it (Godot 3 counted each as a "
+                         "column)",
     'const = "…" % […]': "a constant holding a `%` format: Godot 4 does not fold it into a constant expression",
     "setget": "`setget` (Godot 4: property `set`/`get` blocks)",
     "yield(": "`yield()` (Godot 4: `await`)",
@@ -314,8 +318,10 @@ class EvidenceJudge:
     def _versions_of(self, cls: str) -> tuple[str | None, str | None]:
         """The class's Godot 3 and Godot 4 names (a renamed class has two)."""
         s = self.surface
-        c3 = cls if s.has_class("3", cls) else next((old for old, new in s.class_renames.items() if new == cls), None)
-        c4 = cls if s.has_class("4", cls) else s.class_renames.get(cls)
+        builtin = s.renames.get("builtin_type", {})  # PoolStringArray -> PackedStringArray
+        c3 = cls if s.has_class("3", cls) else next(
+            (old for old, new in itertools.chain(s.class_renames.items(), builtin.items()) if new == cls), None)
+        c4 = cls if s.has_class("4", cls) else s.class_renames.get(cls) or builtin.get(cls)
         return (c3 if c3 and s.has_class("3", c3) else None), (c4 if c4 and s.has_class("4", c4) else None)
 
     def _member_markers(self, cls: str, member: str, kinds: tuple[str, ...] | None = None) -> list[Marker] | None:
@@ -442,7 +448,8 @@ class EvidenceJudge:
         if match is None:
             return []
         name, args = match.groups()
-        if name in defined or (receiver or "").startswith("project") or (
+        engine = receiver not in (None, "?") and not receiver.startswith(("project", "other:"))
+        if name in defined and not engine or (receiver or "").startswith("project") or (
                 (receiver or "").startswith("other:") and name not in _OBJECT_SIGNAL_CALLS):
             return []
         count = 0 if not args.strip() else len(split_args(args))
@@ -454,7 +461,8 @@ class EvidenceJudge:
                 return [Marker("3", name, f'`{name}("signal", target, "method")` (Godot 4: `signal.{name}(callable)`)',
                                0.9)]
         parts = [p.strip() for p in split_args(args)]
-        if name == "draw_string" and godot3 and len(parts) in (4, 5) and receiver in (None, "?", *_CANVAS_ITEMS) \
+        if name == "draw_string" and godot3 and len(parts) in (4, 5) and \
+                (receiver in (None, "?") or "CanvasItem" in s.ancestors("3", receiver or "")) \
                 and not re.match(r"(HORIZONTAL_ALIGNMENT_|\d)", parts[3]):
             # Godot 3's fourth argument was the color; Godot 4's is the alignment (then width, font size, color)
             return [Marker("3", name, f"`{shape}`: the color is Godot 4's seventh argument (after alignment, width "
@@ -464,6 +472,8 @@ class EvidenceJudge:
             # Godot 3's `connect("signal", target, method_name)`; Godot 4's third argument is the flags
             return [Marker("3", name, f'`{shape}`: a target and a method name (Godot 4: `signal.connect(callable)`)',
                            0.85)]
+        if name == "sort_custom" and len(parts) == 2 and parts[1].startswith('"'):  # Godot 4's takes one Callable
+            return [Marker("3", name, f'`{name}(object, "method")` (Godot 4: `{name}(callable)`)', 0.85)]
         if name in _CALLBACK_PAIRS and len(parts) >= 2 and parts[0] == "self" and parts[1].startswith('"'):
             return [Marker("3", name, f'`{name}(self, "method")` passes a method by name (Godot 4: a Callable)', 0.85)]
         if (name in _UNDO_REDO_CALLS and (godot3 and receiver in (None, "?") or receiver == "UndoRedo")
@@ -610,9 +620,6 @@ _OBJECT_SIGNAL_CALLS = {"connect", "disconnect", "is_connected"}
 # Methods both references document whose Godot 3 result Godot 4 returns as another type (the api_diff
 # "signature changed" row): in a Godot 3 project, a call of one on its class is written for the old result.
 _RESULT_CHANGED = {("TreeItem", "get_children"): ("the first child", "an Array of them", "get_first_child()")}
-
-
-_CANVAS_ITEMS = ("CanvasItem", "Control", "Node2D")
 
 
 def _in_godot3_project(cues) -> bool:

@@ -11,7 +11,8 @@ from gd_assets.core.rewrite.gdscript import rewrite_gdscript
 from gd_assets.core.rewrite.rules import RewriteRules, load_rules
 from gd_assets.core.rewrite.shaders import rewrite_shader
 
-REWRITE_VERSION = "rewrite-2"  # 2: scenes, resources, shaders and project.godot converted for Godot 4
+REWRITE_VERSION = "rewrite-3"  # 2: scenes, resources, shaders and project.godot converted for Godot 4;
+# 3: scripts that compile in Godot 4 (project-wide renames, call shapes, typing)
 GD_KINDS = {"declaration", "function", "function_part", "class"}
 
 

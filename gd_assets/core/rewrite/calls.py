@@ -142,13 +142,15 @@ class CallRules:
             value = f"({value})"
         inverse = name == "xform_inv"
         new = f"{value} * {base}" if inverse else f"{base} * {value}"
+        cite = self.rules.cite("xform_inv" if inverse else "xform")
+        if chain.children[-1].id != call.id:  # `t.xform(v).x`: the product, read on
+            self.edit(chain.start_point, call.end_point, f"({new})", "xform_operator", cite, 0.85)
+            return True
         if chain.parent is not None and chain.parent.type not in ("expression_statement", "variable_statement",
                                                                    "assignment", "return_statement",
                                                                    "arguments", "augmented_assignment"):
             new = f"({new})"
-        if chain.children[-1].id != call.id:
-            return False
-        self.replace(chain, new, "xform_operator", self.rules.cite("xform_inv" if inverse else "xform"), 0.85)
+        self.replace(chain, new, "xform_operator", cite, 0.85)
         return True
 
     def call_Basis(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
@@ -494,6 +496,55 @@ class CallRules:
         head = ", ".join(self.render(a) for a in args[:3])
         self.replace(args[0].parent, f"({head}, HORIZONTAL_ALIGNMENT_LEFT, {width}, 16, {self.render(args[3])})",
                      "draw_string_arguments", self.rules.cite("draw_string"), 0.8)
+        return True
+
+    def call_execute(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`OS.execute(path, args, true, out)` -> `OS.execute(path, args, out)`: Godot 4's execute always
+        blocks; a non-blocking one (`false`) is `OS.create_process(path, args)`, which returns the PID."""
+        args = args_of(call)
+        if owner != "OS" or len(args) < 3 or text_of(args[2]) not in ("true", "false"):
+            return False
+        if text_of(args[2]) == "true":
+            kept = [args[0], args[1], *args[3:]]
+            self.replace(call, f"execute({', '.join(self.render(a) for a in kept)})", "os_execute",
+                         self.rules.cite("os_execute"), 0.9)
+        else:  # Godot 3 ignored the output and read_stderr of a non-blocking call; open_console stays
+            kept = [args[0], args[1], *args[5:6]]
+            self.replace(call, f"create_process({', '.join(self.render(a) for a in kept)})", "os_execute",
+                         self.rules.cite("os_execute"), 0.85)
+        return True
+
+    def call_intersect_ray(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`space.intersect_ray(from, to, [body], mask)` -> `space.intersect_ray(
+        PhysicsRayQueryParameters3D.create(from, to, mask, [body.get_rid()]))`: Godot 4 takes one query
+        object, which excludes RIDs. The body/area switches have no place in create(), and exclusions held in
+        a variable may be objects or RIDs: those calls are left as they are."""
+        dims = {"PhysicsDirectSpaceState": "3D", "Physics2DDirectSpaceState": "2D"}.get(owner)
+        args = args_of(call)
+        if dims is None or not 2 <= len(args) <= 4 or len(args) > 2 and args[2].type != "array":
+            return False
+        parts = [self.render(a) for a in args[:2]]
+        items = args[2].named_children if len(args) > 2 else []
+        if any("rid" in text_of(e).lower() and not text_of(e).endswith("get_rid()") for e in items):
+            return False  # maybe RIDs already, maybe not
+        excluded = [self.render(e) if text_of(e).endswith("get_rid()") else f"{self.render(e)}.get_rid()" for e in items]
+        if len(args) == 4 or excluded:  # Godot 4 excludes RIDs; Godot 3 also took the objects
+            parts.append(self.render(args[3]) if len(args) == 4 else "2147483647")  # Godot 3's default mask
+        if excluded:
+            parts.append(f"[{', '.join(excluded)}]")
+        self.replace(call, f"intersect_ray(PhysicsRayQueryParameters{dims}.create({', '.join(parts)}))",
+                     "intersect_ray_query", self.rules.cite(f"intersect_ray_{dims.lower()}"), 0.85)
+        return True
+
+    def call_polar2cartesian(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`polar2cartesian(r, th)` -> `Vector2.from_angle(th) * r`: Godot 4 dropped the global; the vector of
+        length r at angle th is what it gave."""
+        args = args_of(call)
+        if chain is not None or len(args) != 2 or self.is_project_name("polar2cartesian"):
+            return False
+        new = f"Vector2.from_angle({self.render(args[1])}) * {self.render(args[0])}"
+        bare = call.parent is not None and call.parent.type in _BARE_VALUE_PARENTS
+        self.replace(call, new if bare else f"({new})", "polar2cartesian", self.rules.cite("polar2cartesian"), 0.9)
         return True
 
     def call_ColorN(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:

@@ -55,16 +55,18 @@ class NameRules:
                 return
             if not self._global_constant(node, name) and name.isupper() and self.scope is not None:
                 owner = self.implicit_owner(name)  # `NOTIFICATION_WM_QUIT_REQUEST`: a constant of its own class
-                if is_engine(owner) and not self._inherited_constant(node, name, owner):
+                if is_engine(owner) and not self._moved_constant(node, name, owner) and \
+                        not self._inherited_constant(node, name, owner):
                     self._member(node, "constant", name, owner)
         else:
             self._implicit_property(node, name)
 
     def _implicit_property(self, node: ts.Node, name: str) -> None:
-        """`rect_position` in a Control script: a property of its own class, renamed on it."""
+        """`rect_position` in a Control script: a property of its own class, renamed on it. A name its
+        class does not document in Godot 3 is not the class's (a local the fragment does not show)."""
         if self.scope is not None and name not in self.scope.locals and name != "self":
             owner = self.implicit_owner(name)
-            if is_engine(owner):
+            if is_engine(owner) and self.rules.surface.owner_of("3", owner, name) is not None:
                 self._member(node, "property", name, owner)
 
     def _class_name(self, node: ts.Node, name: str) -> bool:
@@ -218,6 +220,16 @@ class NameRules:
         if self.scope is not None and self.scope.is_coroutine(owner, name) and value_used(call):
             self.edit(call.start_point, call.start_point, "await ", "await_coroutine",
                       self.rules.cite("map:diff:class:GDScriptFunctionState") or self.rules.cite("yield"), 0.85)
+
+    def _moved_constant(self, node: ts.Node, name: str, owner: str) -> bool:
+        """`ALIGN_LEFT` in a Button script: a constant of its own class that Godot 4 moved elsewhere
+        (`HORIZONTAL_ALIGNMENT_LEFT`), as `Button.ALIGN_LEFT` is."""
+        owner3 = self.rules.surface.owner_of("3", owner, name, ("constant", "enum"))
+        found = self.rules.moved_member(owner3, name) if owner3 is not None else None
+        if found is None:
+            return False
+        self.replace(node, found[0], "member_moved", found[1], 0.9)
+        return True
 
     def _inherited_constant(self, node: ts.Node, name: str, owner: str) -> bool:
         """`SIZE_EXPAND_FILL` in a WindowDialog script: Godot 3's class had it through Control; Godot 4's

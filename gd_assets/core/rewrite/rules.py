@@ -25,6 +25,11 @@ MEMBER_CATEGORIES = {"method": ("function",), "property": ("property",), "signal
 
 # Syntax rules -> the converter's rule row they rest on (present in every corpus built from its sources).
 SYNTAX_ROWS = {
+    "texture_flags": "map:diff:property:Texture.flags",
+    "polar2cartesian": "map:diff:method:@GDScript.polar2cartesian",
+    "os_execute": "map:diff:method:OS.execute",
+    "intersect_ray_3d": "map:diff:method:PhysicsDirectSpaceState.intersect_ray",
+    "intersect_ray_2d": "map:diff:method:Physics2DDirectSpaceState.intersect_ray",
     "export": "map:syntax:rename_gdscript_keywords:export",
     "export_typed": "map:syntax:rename_gdscript_functions:export_PackedScene_var_mob_scene",
     "onready": "map:syntax:rename_gdscript_keywords:onready",
@@ -100,6 +105,17 @@ EXTRA_RENAMES = {
     ("FileDialog", "mode"): ("file_mode", "map:diff:property:FileDialog.mode"),  # `mode` is now the Window's
     ("String", "is_rel_path"): ("is_relative_path", "map:diff:method:String.is_rel_path"),
     ("Rect2", "clip"): ("intersection", "map:diff:method:Rect2.clip"),  # Godot 3's clip was the intersection
+    ("Camera2D", "get_camera_screen_center"): ("get_screen_center_position",
+                                               "map:diff:method:Camera2D.get_camera_screen_center"),
+    ("Image", "get_rect"): ("get_region", "map:diff:method:Image.get_rect"),  # a copy of the region, as before
+    ("TextureButton", "expand"): ("ignore_texture_size", "map:diff:property:TextureButton.expand"),
+    ("Button", "align"): ("alignment", "map:diff:property:Button.align"),
+    ("LineEdit", "align"): ("alignment", "map:diff:property:LineEdit.align"),
+    ("Label", "align"): ("horizontal_alignment", "map:diff:property:Label.align"),
+    ("Label", "valign"): ("vertical_alignment", "map:diff:property:Label.valign"),
+    ("GraphEdit", "use_snap"): ("snapping_enabled", "map:diff:property:GraphEdit.use_snap"),
+    ("GraphEdit", "snap_distance"): ("snapping_distance", "map:diff:property:GraphEdit.snap_distance"),
+    ("GraphNode", "offset"): ("position_offset", "map:diff:property:GraphNode.offset"),  # now GraphElement's
     ("Node", "get_position_in_parent"): ("get_index", "map:diff:method:Node.get_position_in_parent"),
     **{(cls, "remove"): ("remove_at", "map:diff:method:Array.remove")  # by index, as Godot 3's was
        for cls in ("Array", *(f"Pool{t}Array" for t in ("Byte", "Int", "Real", "String", "Vector2", "Vector3", "Color")))},
@@ -327,6 +343,9 @@ class RewriteRules:
             for row in rows:
                 if not row.classes and not row.ambiguous and owner is not None:
                     return row
+            for row in rows:  # `PoolStringArray.empty`: the class had the old name, its Godot 4 class has the new
+                if owner is not None and self.surface.owner_of("4", self.in4(receiver), row.new, kinds) is not None:
+                    return row
             return None
         if self.surface.any_member("4", name):
             return None
@@ -388,7 +407,7 @@ def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
     for row_id, category, old, new, context, ambiguous, title in rows:
         rules.renames[(category, old)].append(Rename(row_id, title, new, _classes(context), bool(ambiguous)))
         rules.titles[row_id] = title
-        if category == "class" and not ambiguous:
+        if category in ("class", "builtin_type") and not ambiguous:  # PoolStringArray -> PackedStringArray too
             rules.class_names4.setdefault(old, new)
     rules.titles.update(dict(cited))
     rules.titles.update(dict(removed))

@@ -6,10 +6,17 @@ import re
 
 import tree_sitter as ts
 
-from gd_assets.core.cues import VARIANT_RESULTS, enum_missing_commas, mixed_dictionary
+from gd_assets.core.cues import (
+    VARIANT_RESULTS,
+    enum_missing_commas,
+    mixed_dictionary,
+    mixed_indents,
+    variant_result_calls,
+)
 from gd_assets.core.receivers import UNKNOWN
 from gd_assets.core.rewrite.rules import PAUSE_TO_PROCESS
 from gd_assets.core.rewrite.tree import IDENT, args_of, string_value, text_of
+from gd_assets.core.slicing import descendants
 
 RPC = {"remote": '@rpc("any_peer")', "remotesync": '@rpc("any_peer", "call_local")',
        "sync": '@rpc("any_peer", "call_local")', "puppet": "@rpc", "slave": "@rpc",
@@ -23,6 +30,7 @@ EXPORT_HINTS = {"FILE": "@export_file", "DIR": "@export_dir", "MULTILINE": "@exp
 
 # `!(r is GDScriptFunctionState)`, `not r is GDScriptFunctionState`: always true once coroutines are awaited
 _NOT_FUNCTION_STATE = re.compile(r"^(?:!|not\b)\s*(\()?\s*[\w.]+\s+is\s+GDScriptFunctionState\s*(?(1)\))$")
+TEXTURE_CLASSES3 = ("Texture", "ImageTexture", "StreamTexture", "ViewportTexture", "AtlasTexture", "ProxyTexture")
 _SLASH_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\/")  # a `\/` not itself escaped
 
 
@@ -250,22 +258,26 @@ class SyntaxRules:
         self.edit(node.start_point, end, "", "shadowed_member", self.rules.cite("move_and_slide"), 0.8)
 
     def _variant_inference(self, node: ts.Node) -> None:
-        """`var x := max(a, b)` -> `var x := maxf(a, b)`: Godot 3's `max` gave a float, Godot 4's gives a
-        Variant (no type to infer); its float version computes what Godot 3's did."""
-        value = node.child_by_field_name("value")
-        if value is None or value.type != "call" or not any(c.type == "inferred_type" for c in node.children):
+        """`var x := max(a, b)` -> `var x := maxf(a, b)` (and `0.5 * abs(d)` -> `0.5 * absf(d)`): Godot 3's
+        `max` gave a float, Godot 4's gives a Variant (no type to infer); its float version computes what
+        Godot 3's did."""
+        if not any(c.type == "inferred_type" for c in node.children):
             return
-        callee = text_of(value.children[0])
-        if callee not in VARIANT_RESULTS or self.is_project_name(callee):
-            return
-        name4 = VARIANT_RESULTS[callee]
-        self.replace(value.children[0], name4, "variant_inference", {
-            "table": "docs_chunks", "id": f"docs:4:@GlobalScope.method.{name4}",
-            "title": f"@GlobalScope.{name4} (Godot 4 method)"}, 0.85)
+        for call in variant_result_calls(node.child_by_field_name("value")):
+            callee = text_of(call.children[0])
+            if self.is_project_name(callee):
+                continue
+            name4 = VARIANT_RESULTS[callee]
+            self.replace(call.children[0], name4, "variant_inference", {
+                "table": "docs_chunks", "id": f"docs:4:@GlobalScope.method.{name4}",
+                "title": f"@GlobalScope.{name4} (Godot 4 method)"}, 0.85)
+
+    def on_augmented_assignment(self, node: ts.Node) -> None:
+        self._texture_flags(node)
 
     def on_assignment(self, node: ts.Node) -> None:
         """`pause_mode = 2` -> `process_mode = 3`: once the property is renamed, its values move too."""
-        if self.window_assignment(node):
+        if self.window_assignment(node) or self._texture_flags(node):
             return
         left, right = node.named_children[0], node.named_children[-1]
         last = left.children[-1] if left.type == "attribute" else left
@@ -273,6 +285,27 @@ class SyntaxRules:
                       for p in self.pending)
         if renamed and right.type == "integer" and text_of(right) in PAUSE_TO_PROCESS:
             self.replace(right, PAUSE_TO_PROCESS[text_of(right)], "pause_mode_value", self.rules.cite("pause_mode"), 0.9)
+
+    def _texture_flags(self, node: ts.Node) -> bool:
+        """`texture.flags = Texture.FLAG_MIPMAPS | Texture.FLAG_FILTER` (or `flags |= ...`): Godot 4 textures
+        have no flags (filter and repeat are set where the texture is drawn), so the statement goes and says
+        where the setting now lives."""
+        left, right = node.named_children[0], node.named_children[-1]
+        last = left.children[-1] if left.type == "attribute" else left
+        statement = node.parent
+        if text_of(last) != "flags" or statement is None or statement.type != "expression_statement":
+            return False
+        leaves = [n for n in descendants(right) if n.type in ("identifier", "attribute", "integer")
+                  and (n.parent is None or n.parent.type != "attribute")]
+        flags = [n for n in leaves if n.type == "attribute" and text_of(n.children[0]) in TEXTURE_CLASSES3
+                 and text_of(n.children[-1]).startswith("FLAG")]
+        if not flags or any(n.type != "integer" and n not in flags for n in leaves):
+            return False
+        self._drop_statement(statement, "texture_flags", "texture_flags")
+        self.manual_item(statement, "texture_flags", f"`{text_of(statement)}`: Godot 4 textures have no flags",
+                         "set texture_filter / texture_repeat on the CanvasItem that draws it, or the material's "
+                         "filter and repeat settings", self.rules.cite("texture_flags"))
+        return True
 
     def on_constructor_definition(self, node: ts.Node) -> None:
         """`func _init(a).(b):` -> `func _init(a):` with `super(b)` as its first statement; `.()` goes."""
@@ -314,11 +347,14 @@ class SyntaxRules:
 
     def on_source(self, node: ts.Node) -> None:
         """Enum entries Godot 3 let a line break separate get their comma (the tree cannot hold them: a
-        line scan finds them)."""
+        line scan finds them); a line indented with tabs and spaces gets one kind, as deep as Godot 3 read it."""
         cite = {"table": "docs_chunks", "id": "docs:4:page:tutorials/scripting/gdscript/gdscript_basics#enums",
                 "title": "GDScript reference > Enums (Godot 4 docs)"}
         for row, col in enum_missing_commas(self.lines):
             self.edit((row, col), (row, col), ",", "enum_comma", cite, 0.95)
+        for row, old, new in mixed_indents(self.lines, node):
+            self.edit((row, 0), (row, len(old)), new, "indentation", self.rules.cite_page("gdscript_styleguide#indentation"),
+                      0.95)
 
     def on_dictionary(self, node: ts.Node) -> None:
         """`{name="M", "size": 11}` -> `{"name": "M", "size": 11}`: one style per dictionary in Godot 4."""

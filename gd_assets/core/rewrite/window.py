@@ -22,6 +22,7 @@ WINDOW = {
     "max_window_size": "get_window().max_size",
     "screen_orientation": "DisplayServer.screen_get_orientation()",
     "window_title": "get_window().title",
+    "current_screen": "get_window().current_screen",
 }
 # property -> the statement setting it, from the value {v}
 SETTERS = {
@@ -34,6 +35,7 @@ SETTERS = {
     "max_window_size": "get_window().max_size = {v}",
     "screen_orientation": "DisplayServer.screen_set_orientation({v})",
     "window_title": "get_window().title = {v}",
+    "current_screen": "get_window().current_screen = {v}",
 }
 # property -> (the statement setting it from {c}, the choice for true, the choice for false)
 CHOICES = {
