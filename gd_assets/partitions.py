@@ -7,9 +7,10 @@ import dagster as dg
 
 from gd_assets.core.keys import fragment_key, project_of_key, unique_keys
 
-__all__ = ["fragment_key", "fragments_partitions", "project_of_key", "projects_partitions",
-           "sync_fragment_partitions", "unique_keys"]
+__all__ = ["FIRST_BATCH", "fragment_batches", "fragment_key", "fragments_partitions", "project_of_key",
+           "projects_partitions", "sync_fragment_partitions", "unique_keys"]
 
+FIRST_BATCH = 64
 projects_partitions = dg.DynamicPartitionsDefinition(name="projects")
 fragments_partitions = dg.DynamicPartitionsDefinition(name="fragments")
 
@@ -29,3 +30,14 @@ def sync_fragment_partitions(instance: dg.DagsterInstance, project: str, keys: l
     for key in gone:
         instance.delete_dynamic_partition(fragments_partitions.name, key)
     return len(new), len(gone)
+
+
+def fragment_batches(keys: list[str], largest: int):
+    """A fragment run's keys in batches that double from FIRST_BATCH up to `largest`: the first results
+    are recorded soon, and a long run pays each batch's fixed costs (a store read and write, an event-log
+    read, an event-log transaction) once per `largest` fragments. A kill loses at most one batch."""
+    size, start = min(FIRST_BATCH, largest), 0
+    while start < len(keys):
+        yield keys[start:start + size]
+        start += size
+        size = min(size * 2, largest)

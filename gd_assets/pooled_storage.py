@@ -17,9 +17,9 @@ from typing import Any
 
 from dagster._core.events import ASSET_EVENTS, DagsterEventType
 from dagster._core.events.log import EventLogEntry
+from dagster._core.storage.event_log.base import EventLogStorage
 from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import INDEX_SHARD_NAME, SqliteEventLogStorage
-from dagster._core.storage.sqlalchemy_compat import db_result
 from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
 from dagster_postgres.event_log import PostgresEventLogStorage
 from dagster_postgres.run_storage import PostgresRunStorage
@@ -62,6 +62,68 @@ class KnownSchema:
         return True
 
 
+class BufferedMaterializations:
+    """A run's reported materialisations, written a batch at a time instead of one transaction each.
+
+    A fragment asset reports one materialisation per fragment, a batch of them at once after the batch's
+    rows are committed. They wait here until any other event of the process (the next batch's log line,
+    the step's end, a failure), a read of the event log, or `LIMIT` of them: then they are written in
+    one transaction per shard, in order. A killed process loses at most the batch it was reporting,
+    whose rows `resume` writes again (upserts)."""
+
+    LIMIT = 512
+
+    def _pending(self) -> list[EventLogEntry]:
+        return self.__dict__.setdefault("_pending_events", [])
+
+    def store_event(self, event: EventLogEntry) -> None:
+        pending = self._pending()
+        if event.is_dagster_event and event.dagster_event_type == DagsterEventType.ASSET_MATERIALIZATION and \
+                event.dagster_event.asset_key is not None:
+            if pending and (pending[0].run_id, pending[0].dagster_event.asset_key) != (
+                    event.run_id, event.dagster_event.asset_key):
+                self.flush_pending()
+            pending.append(event)
+            if len(pending) >= self.LIMIT:
+                self.flush_pending()
+            return
+        self.flush_pending()
+        super().store_event(event)
+
+    def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
+        self.flush_pending()
+        self._store_batch(events)
+
+    def flush_pending(self) -> None:
+        pending = self._pending()
+        if pending:
+            events = list(pending)
+            pending.clear()
+            self._store_batch(events)
+
+    def _store_batch(self, events: Sequence[EventLogEntry]) -> None:
+        super().store_event_batch(events)
+
+    def dispose(self) -> None:
+        self.flush_pending()
+        super().dispose()
+
+
+def _flushing(name: str):
+    def read(self, *args, **kwargs):
+        self.flush_pending()
+        return getattr(super(BufferedMaterializations, self), name)(*args, **kwargs)
+    read.__name__ = name
+    return read
+
+
+# Every read of the event log sees the materialisations still waiting in this process.
+for _name in dir(EventLogStorage):
+    if _name.startswith(("get_", "fetch_", "has_", "can_", "is_", "all_", "watch")) and \
+            callable(getattr(EventLogStorage, _name)):
+        setattr(BufferedMaterializations, _name, _flushing(_name))
+
+
 class PooledRunStorage(PostgresRunStorage):
     @classmethod
     def from_config_value(cls, inst_data, config_value):
@@ -73,16 +135,16 @@ def _one_run_of_asset_events(events: Sequence[EventLogEntry]) -> bool:
         e.is_dagster_event and e.dagster_event_type in ASSET_EVENTS for e in events)
 
 
-class PooledEventLogStorage(KnownSchema, PostgresEventLogStorage):
+class PooledEventLogStorage(BufferedMaterializations, KnownSchema, PostgresEventLogStorage):
     @classmethod
     def from_config_value(cls, inst_data, config_value):
         return _pooled(cls, inst_data, config_value)
 
-    def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
+    def _store_batch(self, events: Sequence[EventLogEntry]) -> None:
         """A run's planned materialisations in one transaction; dagster-postgres batches only reported ones."""
         if not _one_run_of_asset_events(events) or any(
                 e.dagster_event_type != DagsterEventType.ASSET_MATERIALIZATION_PLANNED for e in events):
-            return super().store_event_batch(events)
+            return PostgresEventLogStorage.store_event_batch(self, events)
         with self.index_transaction() as conn:
             for event in events:
                 event_id = conn.execute(self.prepare_insert_event(event).returning(
@@ -97,7 +159,7 @@ class PooledScheduleStorage(PostgresScheduleStorage):
         return _pooled(cls, inst_data, config_value)
 
 
-class PooledSqliteEventLogStorage(KnownSchema, SqliteEventLogStorage):
+class PooledSqliteEventLogStorage(BufferedMaterializations, KnownSchema, SqliteEventLogStorage):
     """Dagster's run-sharded sqlite event log, keeping one engine per shard for the process.
 
     The stock storage builds and disposes an engine for every statement, so each event pays a new
@@ -141,20 +203,24 @@ class PooledSqliteEventLogStorage(KnownSchema, SqliteEventLogStorage):
             with self._engine(shard).connect() as conn, conn.begin():
                 yield conn
 
-    def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
-        """A batch (a run's planned materialisations, one per partition) in one transaction per shard
-        instead of two per event; what is written is what `store_event` writes for each."""
+    def _store_batch(self, events: Sequence[EventLogEntry]) -> None:
+        """A batch (a run's planned or reported materialisations) in one transaction per shard instead
+        of two per event. The events and their tags are what `store_event` writes for each; the asset's
+        row, which each event overwrites with itself, is written once per asset, from its last event
+        (as dagster-postgres does for a batch)."""
         if not _one_run_of_asset_events(events):
-            return super().store_event_batch(events)
-        inserts = [self.prepare_insert_event(e) for e in events]
+            for event in events:
+                SqliteEventLogStorage.store_event(self, event)
+            return
+        rows = [self._event_to_row(e) for e in events]  # each event serialised once, for both shards
+        table = SqlEventLogStorageTable
         with self.run_connection(events[0].run_id) as conn:
-            for insert in inserts:
-                conn.execute(insert)
+            conn.execute(table.insert(), rows)
         with self.index_transaction() as conn:
-            for event, insert in zip(events, inserts):
-                with db_result(conn, insert) as result:
-                    event_id = result.inserted_primary_key[0]
-                self._store_asset_event_tags(conn, [event], [event_id])
+            ids = conn.execute(table.insert().returning(table.c.id, sort_by_parameter_order=True), rows).scalars().all()
+            self._store_asset_event_tags(conn, list(events), ids)
+            last = {(e.dagster_event.asset_key.to_string(), e.dagster_event_type): (e, i) for e, i in zip(events, ids)}
+            for event, event_id in sorted(last.values(), key=lambda pair: pair[1]):
                 self._store_asset_event(conn, event, event_id)
 
     def _close_engines(self) -> None:

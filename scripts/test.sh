@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install, then run the test suite: ruff, then pytest. Tests read ../shared/ when it is next to the
-# checkout and skip with a reason when it is not. The corpus is built once per session (a few minutes),
-# and Godot 4 for the verify tests once per machine (about a minute).
+# checkout, else the worked example under tests/ and a corpus from Debian's source packages. The corpus
+# is built once per key (about a minute), and Godot 4 for the verify tests once per machine (about a minute).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install.sh

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib.util
 import json
@@ -22,12 +23,86 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("GD_ASSETS_SHARED") or REPO.parent / "shared")
 
 
-def shared_path(*parts: str) -> Path:
-    """A path under ../shared/, or skip the test with the reason when it is absent."""
-    path = SHARED.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"{path} is absent: this test reads the shared fixtures and corpus next to the checkout")
-    return path
+WORKED_EXAMPLE = REPO / "tests" / "fixtures" / "worked_example"
+
+
+def test_cache() -> Path | None:
+    """Where built corpora and fetched sources are kept between sessions (None: GD_ASSETS_TEST_CACHE=off)."""
+    cache = os.environ.get("GD_ASSETS_TEST_CACHE") or str(Path.home() / ".cache" / "gd-assets-tests")
+    return None if cache == "off" else Path(cache)
+
+
+def fixture_path(name: str) -> Path:
+    """A dump of the worked example: ../shared/fixtures/ where it is, else the copy under tests/. Where both
+    are, they must be equal: the copy is the same contract, not a second one."""
+    copy, shared = WORKED_EXAMPLE / name, SHARED / "fixtures" / name
+    if shared.exists():
+        assert not copy.exists() or copy.read_bytes() == shared.read_bytes(), \
+            f"{copy} differs from {shared}: copy the shared fixture again"
+        return shared
+    return copy
+
+
+@functools.cache
+def corpus_source() -> Path:
+    """The corpus's sources: ../shared/corpus where it is, else the Godot 3 and 4 sources `example.sh` builds
+    from on a fresh machine (Debian's source packages, else GitHub), fetched once into the test cache and laid
+    out as one folder: both class references, the rename map and the converter. Without them the tests
+    fail with the reason: the corpus, pipeline and UI tests never skip for want of ../shared."""
+    shared = SHARED / "corpus"
+    if shared.exists():
+        return shared
+    from corpora_build.sources import debian, github, read_manifest
+
+    root = test_cache() or Path(tempfile.mkdtemp(prefix="gd-assets-sources-"))
+    adapter = "debian" if shutil.which("apt-get") else "github"
+    fetched = root / "sources" / adapter
+    fetched.mkdir(parents=True, exist_ok=True)
+    try:
+        sources = read_manifest(fetched) or (debian if adapter == "debian" else github).fetch(fetched)
+    except Exception as error:  # noqa: BLE001 - the reason is the test's failure
+        pytest.fail(f"../shared/corpus is absent and the {adapter} sources could not be fetched: {error}")
+    by_name = {s.name: Path(s.location) for s in sources}
+    folder = root / f"corpus-source-{adapter}-{hashlib.sha256(repr(sorted(s.content_hash for s in sources)).encode()).hexdigest()[:12]}"
+    if not folder.exists():
+        staging = Path(tempfile.mkdtemp(prefix=".source-", dir=root))
+        for name in ("godot3_classes", "godot4_classes"):
+            shutil.copytree(by_name[name], staging / name.replace("_", "-"), ignore=shutil.ignore_patterns("editor"))
+        for name in ("rename_map", "converter_rules"):
+            if name in by_name:
+                shutil.copy(by_name[name], staging / by_name[name].name)
+        try:
+            staging.rename(folder)
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)  # another session laid out the same sources first
+    return folder
+
+
+UPSTREAM_CHANGE = "Upstream changed: ``yield`` is now written ``await`` everywhere."
+
+
+def changed_corpus_source(dest: Path) -> Path:
+    """A copy of `corpus_source()` in which upstream changed one text that becomes a docs chunk: a new section
+    of the upgrade guide (its pages then come from the guide alone), or, for sources without the guide, a
+    sentence in a Godot 4 class's brief description."""
+    shutil.copytree(corpus_source(), dest)
+    guide = dest / "upgrading_to_godot_4.rst"
+    if guide.exists():
+        (dest / "godot-docs-gdscript-and-migrating.tar.xz").unlink(missing_ok=True)
+        guide.chmod(0o644)
+        guide.write_text(guide.read_text() + f"\n\nA new section\n-------------\n\n{UPSTREAM_CHANGE}\n")
+    else:
+        node = dest / "godot4-classes" / "doc" / "classes" / "Node.xml"
+        node.chmod(0o644)
+        node.write_text(node.read_text().replace("</brief_description>", f" {UPSTREAM_CHANGE}</brief_description>", 1))
+    return dest
+
+
+def corpus_sources() -> dict:
+    """The corpus's sources as the builders see them (`Source` records by name)."""
+    from corpora_build.sources import resolve
+
+    return {s.name: s for s in resolve(str(corpus_source()))}
 
 
 @pytest.fixture
@@ -109,7 +184,7 @@ def build_test_corpus(source: Path, home: Path) -> None:
 
 @pytest.fixture(scope="session")
 def corpus_home(tmp_path_factory) -> Path:
-    """A corpus (tables + index) built from ../shared/corpus through Dagster, once per key.
+    """A corpus (tables + index) built from `corpus_source()` through Dagster, once per key.
 
     Building it takes about a minute with the static embedder (half an hour with GD_ASSETS_EMBEDDER=minilm), so a built
     corpus is kept under GD_ASSETS_TEST_CACHE (default ~/.cache/gd-assets-tests) by `corpus_key`:
@@ -120,15 +195,16 @@ def corpus_home(tmp_path_factory) -> Path:
     reuse = os.environ.get("GD_ASSETS_TEST_CORPUS_HOME")
     if reuse and (Path(reuse) / "corpora.duckdb").exists():
         return Path(reuse)
-    source = shared_path("corpus")
-    cache = os.environ.get("GD_ASSETS_TEST_CACHE") or str(Path.home() / ".cache" / "gd-assets-tests")
-    if cache == "off":
+    source = corpus_source()
+    cache = test_cache()
+    if cache is None:
         built = tmp_path_factory.mktemp("corpus-home")
         build_test_corpus(source, built)
         return built
-    final = Path(cache) / f"corpus-{corpus_key(source)}"
+    final = cache / f"corpus-{corpus_key(source)}"
     if not (final / "corpora.duckdb").exists():
-        staging = Path(tempfile.mkdtemp(prefix=".building-", dir=Path(cache).mkdir(parents=True, exist_ok=True) or cache))
+        cache.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".building-", dir=cache))
         build_test_corpus(source, staging)
         try:
             staging.rename(final)   # atomic: a reader sees the whole corpus or none

@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 
 import dagster as dg
 import pytest
-from conftest import REPO, shared_path
+from conftest import REPO, fixture_path
 
 from gd_assets import orchestrate, store, views
 
@@ -32,13 +32,13 @@ def analyze_json(source: Path, *extra: str) -> dict:
 
 
 def test_seed_example_verdicts_and_judgements(analysis_home, tmp_path):
-    mini = analyze_json(shared_path("fixtures", "mini_dodge.dump.txt"))
+    mini = analyze_json(fixture_path("mini_dodge.dump.txt"))
     frags = {f["key"]: f for f in mini["fragments"]}
     process = frags["mini-dodge/player.gd::_process"]
     assert (process["signal"], process["migration_needed"]) == ("godot4", False)
     assert mini["verdict"] == "godot4"
 
-    enemy = analyze_json(shared_path("fixtures", "enemy.dump.txt"))
+    enemy = analyze_json(fixture_path("enemy.dump.txt"))
     frags = {f["key"]: f for f in enemy["fragments"]}
     for key in ("enemy/enemy.gd::extends", "enemy/enemy.gd::_physics_process"):
         assert (frags[key]["signal"], frags[key]["migration_needed"]) == ("godot3", True), frags[key]
@@ -47,15 +47,15 @@ def test_seed_example_verdicts_and_judgements(analysis_home, tmp_path):
     assert enemy["verdict"] == "godot3"
 
     both = tmp_path / "mini_dodge_plus_enemy.dump.txt"
-    both.write_text(shared_path("fixtures", "mini_dodge.dump.txt").read_text().rstrip("\n") + "\n\n"
-                    + shared_path("fixtures", "enemy.dump.txt").read_text())
+    both.write_text(fixture_path("mini_dodge.dump.txt").read_text().rstrip("\n") + "\n\n"
+                    + fixture_path("enemy.dump.txt").read_text())
     mixed = analyze_json(both)
     assert mixed["verdict"] == "mixed"
     assert "enemy.gd" in mixed["explanation"]
 
 
 def test_show_separates_tracking_from_retriever_input(analysis_home):
-    orchestrate.analyze(str(shared_path("fixtures", "enemy.dump.txt")), None)
+    orchestrate.analyze(str(fixture_path("enemy.dump.txt")), None)
     result = run_cli("show", "enemy", "enemy/enemy.gd::extends", "--json")
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)

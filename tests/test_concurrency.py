@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, shared_path
+from conftest import REPO, changed_corpus_source, corpus_source
 from dagster._core.events import DagsterEventType
 from test_workers import daemons_of, worker_runs
 
@@ -21,13 +21,7 @@ pytestmark = pytest.mark.slow
 def test_two_analyses_and_a_corpus_refresh_run_at_once(analysis_home, deployment, corpus_home, tmp_path):
     corpus_copy = tmp_path / "corpus-home"
     shutil.copytree(corpus_home, corpus_copy, ignore=shutil.ignore_patterns("dagster", "reports"))
-    changed_source = tmp_path / "corpus-src"
-    shutil.copytree(shared_path("corpus"), changed_source)
-    (changed_source / "godot-docs-gdscript-and-migrating.tar.xz").unlink()  # pages now come from the guide alone
-    guide = changed_source / "upgrading_to_godot_4.rst"
-    guide.chmod(0o644)
-    guide.write_text(guide.read_text() + "\n\nA new section\n-------------\n\nUpstream changed: ``yield`` is "
-                     "now written ``await`` everywhere.\n")
+    changed_source = changed_corpus_source(tmp_path / "corpus-src")
     env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
     env["GD_ASSETS_CORPUS_HOME"] = str(corpus_copy)
 
@@ -83,7 +77,7 @@ def test_three_workers_on_one_project_and_a_corpus_refresh(analysis_home, deploy
         "workers": subprocess.Popen([sys.executable, "-m", "gd_assets.cli", "analyze", str(project), "--workers", "3"],
                                     cwd=REPO, env=env, stdout=logs["workers"], stderr=subprocess.STDOUT),
         "refresh": subprocess.Popen([sys.executable, "-m", "gd_assets.cli", "corpus", "build", "--source",
-                                     str(shared_path("corpus"))], cwd=REPO, env=env, stdout=logs["refresh"],
+                                     str(corpus_source())], cwd=REPO, env=env, stdout=logs["refresh"],
                                     stderr=subprocess.STDOUT),
     }
     for name, proc in jobs.items():

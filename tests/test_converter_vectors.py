@@ -8,11 +8,10 @@ must come out parsing no worse than they went in. C# and input-map vectors are o
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from conftest import shared_path
+from conftest import corpus_sources
 
+from corpora_build.api_mapping import converter_vectors
 from gd_assets.core.rewrite import load_rules
 from gd_assets.core.rewrite.gdscript import WRAPPER, rewrite_gdscript
 from gd_assets.core.rewrite.tree import parse_errors
@@ -98,7 +97,7 @@ DIFFERENT = {
 
 
 def vectors() -> list[dict]:
-    return json.loads(shared_path("corpus", "converter_rules_3_to_4.json").read_text())["test_vectors"]
+    return converter_vectors(corpus_sources()["converter_rules"])
 
 
 @pytest.fixture(scope="module")

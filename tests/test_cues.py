@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import shared_path
+from conftest import fixture_path
 
 from gd_assets.core.cues import DEFAULT_REQUEST, extract_cues, request_cues
 from gd_assets.core.dump import parse_dump
@@ -14,7 +14,7 @@ def cues_of(text: str, kind: str = "function", file_kind: str = "gdscript", requ
 
 
 def test_process_cues_match_the_seed():
-    body = next(b for p, _, b in parse_dump(shared_path("fixtures", "mini_dodge.dump.txt").read_text())
+    body = next(b for p, _, b in parse_dump(fixture_path("mini_dodge.dump.txt").read_text())
                 if p == "player.gd")
     process = next(f for f in slice_file("player.gd", "gdscript", body) if f.symbol == "_process")
     cues = cues_of(process.text)

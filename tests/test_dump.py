@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import shared_path
+from conftest import fixture_path
 
 from gd_assets.core.dump import DumpError, header_path, parse_dump, to_dump
 from gd_assets.core.ingest import SourceFile
@@ -14,7 +14,7 @@ def _file(path: str, text: str, included: bool = True) -> SourceFile:
 
 
 def test_mini_dodge_files_start_at_their_dump_lines():
-    text = shared_path("fixtures", "mini_dodge.dump.txt").read_text(encoding="utf-8")
+    text = fixture_path("mini_dodge.dump.txt").read_text(encoding="utf-8")
     entries = parse_dump(text)
     assert [(path, start) for path, start, _ in entries] == [
         ("project.godot", 2), ("player.gd", 9), ("player.tscn", 42),
@@ -26,7 +26,7 @@ def test_mini_dodge_files_start_at_their_dump_lines():
 
 
 def test_mini_dodge_bodies_drop_the_separator_and_never_include_a_header():
-    text = shared_path("fixtures", "mini_dodge.dump.txt").read_text(encoding="utf-8")
+    text = fixture_path("mini_dodge.dump.txt").read_text(encoding="utf-8")
     bodies = {path: body for path, _, body in parse_dump(text)}
     assert bodies["project.godot"].startswith("config_version=5\n")
     assert bodies["project.godot"].endswith('run/main_scene="res://player.tscn"\n')
@@ -38,7 +38,7 @@ def test_mini_dodge_bodies_drop_the_separator_and_never_include_a_header():
 
 
 def test_enemy_gd_starts_at_dump_line_2():
-    text = shared_path("fixtures", "enemy.dump.txt").read_text(encoding="utf-8")
+    text = fixture_path("enemy.dump.txt").read_text(encoding="utf-8")
     [(path, start, body)] = parse_dump(text)
     assert (path, start) == ("enemy.gd", 2)
     assert body.split("\n")[0] == "extends KinematicBody2D"
@@ -111,7 +111,7 @@ def test_a_path_appearing_twice_names_both_header_lines():
 
 
 def test_to_dump_reproduces_the_fixture():
-    text = shared_path("fixtures", "mini_dodge.dump.txt").read_text(encoding="utf-8")
+    text = fixture_path("mini_dodge.dump.txt").read_text(encoding="utf-8")
     files = [_file(path, body) for path, _, body in parse_dump(text)]
     expected = text if text.endswith("\n") else text + "\n"
     assert to_dump(files) == expected

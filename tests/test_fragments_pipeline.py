@@ -10,7 +10,7 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-from conftest import REPO, shared_path
+from conftest import REPO, fixture_path
 from test_slicing import ENEMY, MINI_DODGE
 
 from gd_assets import home, orchestrate, store, views
@@ -35,7 +35,7 @@ def test_definitions_load():
 @pytest.mark.parametrize("name, expected, project", [
     ("mini_dodge.dump.txt", MINI_DODGE, "mini-dodge"), ("enemy.dump.txt", ENEMY, "enemy")])
 def test_cli_prints_the_design_fragments_as_json(tmp_path, name, expected, project):
-    result = run_cli("fragments", str(shared_path("fixtures", name)), "--json", home_dir=tmp_path / "home")
+    result = run_cli("fragments", str(fixture_path(name)), "--json", home_dir=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["project"] == project
@@ -106,7 +106,7 @@ def test_examples_slice_with_full_coverage(gd_home):
 
 
 def test_dump_command_round_trips_the_fixture(tmp_path):
-    fixture = shared_path("fixtures", "mini_dodge.dump.txt")
+    fixture = fixture_path("mini_dodge.dump.txt")
     result = run_cli("dump", str(fixture), home_dir=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == fixture.read_text().strip()

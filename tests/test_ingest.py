@@ -10,7 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import shared_path
+from conftest import fixture_path
 
 from gd_assets.core.ingest import (
     DOCUMENTS_REASON,
@@ -35,7 +35,7 @@ def by_path(project: Project) -> dict[str, SourceFile]:
 
 
 def test_mini_dodge_dump_keeps_dump_line_numbers():
-    source = shared_path("fixtures", "mini_dodge.dump.txt")
+    source = fixture_path("mini_dodge.dump.txt")
     project = ingest(source)
     assert (project.name, project.source_kind, project.source) == ("mini-dodge", "dump", str(source.resolve()))
     files = by_path(project)
@@ -55,7 +55,7 @@ def test_mini_dodge_dump_keeps_dump_line_numbers():
 
 
 def test_enemy_dump():
-    project = ingest(shared_path("fixtures", "enemy.dump.txt"))
+    project = ingest(fixture_path("enemy.dump.txt"))
     [enemy] = project.files
     assert (project.name, enemy.path, enemy.kind, enemy.dump_start_line) == ("enemy", "enemy.gd", "gdscript", 2)
     assert enemy.lines()[0] == "extends KinematicBody2D"

@@ -26,6 +26,19 @@ def per_key(context: dg.AssetExecutionContext, config: StopAt):
             raise dg.Failure(f"stopped at {key}")
         yield dg.AssetMaterialization(asset_key="per_key", partition=key, tags={"dagster/data_version": f"v-{key}"})
 
+@dg.asset(partitions_def=keys_def, backfill_policy=dg.BackfillPolicy.single_run(), output_required=False)
+def reads_as_it_goes(context: dg.AssetExecutionContext):
+    """Reports its keys in two halves and reads the event log in between, as the fragment assets do."""
+    keys = list(context.partition_keys)
+    seen = []
+    for half in (keys[:len(keys) // 2], keys[len(keys) // 2:]):
+        for key in half:
+            yield dg.AssetMaterialization(asset_key="reads_as_it_goes", partition=key)
+        records = context.instance.fetch_materializations(dg.AssetKey("reads_as_it_goes"), limit=100).records
+        seen.append(len(records))
+    context.log.info(f"seen {seen}")
+    assert seen == [len(keys) // 2, len(keys)], seen
+
 def _range(first: str, last: str) -> dict[str, str]:
     return {"dagster/asset_partition_range_start": first, "dagster/asset_partition_range_end": last}
 
@@ -115,3 +128,21 @@ def test_open_run_shards_are_bounded(gd_home, monkeypatch):
     assert open_run_shards(gd_home) == {r.run_id for r in runs[:3]}
     statuses = instance.get_status_by_partition(dg.AssetKey("per_key"), KEYS[:6], keys_def)
     assert set(statuses.values()) == {AssetPartitionStatus.MATERIALIZED}
+
+
+def test_reported_materialisations_wait_for_their_batch_but_every_read_sees_them(gd_home, instance_kind, monkeypatch):
+    """Reported materialisations are written a batch at a time (one transaction per shard); a read of the
+    event log in between, here inside the asset, sees every one reported so far."""
+    monkeypatch.setenv("DAGSTER_EVENT_BATCH_SIZE", str(home.EVENT_BATCH))
+    instance = home.dagster_instance()
+    instance.add_dynamic_partitions("keys", KEYS)
+    storage = type(instance.event_log_storage)
+    writes = []
+    original = storage._store_batch
+    monkeypatch.setattr(storage, "_store_batch", lambda self, events: writes.append(len(events)) or original(self, events))
+    assert dg.materialize([reads_as_it_goes], instance=instance, tags=_range(KEYS[0], KEYS[-1])).success
+    records = instance.fetch_materializations(dg.AssetKey("reads_as_it_goes"), limit=100).records
+    assert sorted(r.partition_key for r in records) == KEYS
+    assert writes == [len(KEYS), len(KEYS) // 2, len(KEYS) // 2], "planned at once, then each half in one write"
+    assert instance.get_status_by_partition(dg.AssetKey("reads_as_it_goes"), KEYS, keys_def) == {
+        k: AssetPartitionStatus.MATERIALIZED for k in KEYS}

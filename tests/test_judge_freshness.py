@@ -8,7 +8,7 @@ recorded, so `status` counts the old model's judgements stale before the re-anal
 from __future__ import annotations
 
 import pytest
-from conftest import REPO, needs_vllm, shared_path
+from conftest import REPO, needs_vllm
 
 from gd_assets import orchestrate, store, views
 from gd_assets.status import materialization_counts
@@ -28,7 +28,6 @@ def counts(asset: str, keys: list[str]) -> dict[str, int]:
 @needs_vllm
 def test_changing_the_judge_model_rejudges_exactly_what_the_old_model_judged(analysis_home, vllm_server,
                                                                                monkeypatch):
-    shared_path("corpus")
     monkeypatch.setenv("GD_ASSETS_JUDGE", "openai")
     monkeypatch.setenv("GD_ASSETS_JUDGE_URL", vllm_server)
     monkeypatch.setenv("GD_ASSETS_JUDGE_PROMPT_CHARS", "3200")   # the tiny model's context is short

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import re
-import tarfile
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import shared_path
+from conftest import corpus_sources
 
 from corpora_build import schema
+from corpora_build.api_mapping import converter_vectors
 from corpora_build.label_prototypes import LABELS, example_parse_problems, load_prototypes
+from corpora_build.sources import CLASS_PATTERNS
+from corpora_build.sources.files import iter_files
 
 # Topics the upgrade guide and the issue require; each must appear inside some prototype's cues.
 MUST_HAVE_CUES = [
@@ -112,9 +113,8 @@ def test_migration_prototypes_show_a_change(rows):
 
 
 def test_every_converter_rule_category_is_covered_with_matching_cues(rows):
-    rules = json.loads(shared_path("corpus", "converter_rules_3_to_4.json").read_text(encoding="utf-8"))
     texts: dict[str, list[str]] = {}
-    for vector in rules["test_vectors"]:
+    for vector in converter_vectors(corpus_sources()["converter_rules"]):
         texts.setdefault(vector["category"], []).append(vector["godot3"] + "\n" + vector["godot4"])
     claimed = {c for r in rows for c in r["converter_categories"]}
     assert claimed <= set(texts), f"unknown converter categories: {claimed - set(texts)}"
@@ -131,8 +131,10 @@ def test_every_converter_rule_category_is_covered_with_matching_cues(rows):
 
 
 def test_mappings_name_godot3_api_or_rename_map_entries(rows):
-    old_names = set(re.findall(r'\{\s*"((?:[^"\\]|\\.)*)"\s*,', shared_path("corpus", "renames_map_3_to_4.cpp").read_text()))
-    api = _godot3_api(shared_path("corpus", "godot3-classes.tar.xz"))
+    sources = corpus_sources()
+    (_, rename_map), = iter_files(sources["rename_map"].location, ("*",))
+    old_names = set(re.findall(r'\{\s*"((?:[^"\\]|\\.)*)"\s*,', rename_map.decode()))
+    api = _godot3_api(sources["godot3_classes"].location)
     unknown = [
         (r["id"], m)
         for r in rows
@@ -174,21 +176,18 @@ def test_empty_cues_and_duplicate_ids_are_rejected(tmp_path: Path):
         load_prototypes(tmp_path)
 
 
-def _godot3_api(archive: Path) -> dict[str, set[str]]:
+def _godot3_api(location: str) -> dict[str, set[str]]:
     """Class, method (with property accessors), property, signal and constant names of the Godot 3.6 reference."""
     api: dict[str, set[str]] = {k: set() for k in ("class", "function", "property", "signal", "enum")}
-    with tarfile.open(archive, "r:xz") as tar:
-        for member in tar:
-            if not member.name.endswith(".xml"):
-                continue
-            root = ET.parse(tar.extractfile(member)).getroot()
-            if root.tag != "class":
-                continue
-            api["class"].add(root.get("name"))
-            api["function"].update(m.get("name") for m in root.iter("method"))
-            for prop in root.iter("member"):
-                api["property"].add(prop.get("name"))
-                api["function"].update(a for a in (prop.get("setter"), prop.get("getter")) if a)
-            api["signal"].update(s.get("name") for s in root.iter("signal"))
-            api["enum"].update(c.get("name") for c in root.iter("constant"))
+    for _, data in iter_files(location, CLASS_PATTERNS):
+        root = ET.fromstring(data)
+        if root.tag != "class":
+            continue
+        api["class"].add(root.get("name"))
+        api["function"].update(m.get("name") for m in root.iter("method"))
+        for prop in root.iter("member"):
+            api["property"].add(prop.get("name"))
+            api["function"].update(a for a in (prop.get("setter"), prop.get("getter")) if a)
+        api["signal"].update(s.get("name") for s in root.iter("signal"))
+        api["enum"].update(c.get("name") for c in root.iter("constant"))
     return api

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-from conftest import shared_path
+from conftest import fixture_path
 
 from gd_assets import home
 from gd_assets.assets.fragments import fragments
@@ -120,7 +120,7 @@ def test_item_still_being_copied_waits_for_the_next_tick(instance):
 
 
 def test_folder_zip_and_dump_each_become_a_project(instance, tmp_path):
-    mini = shared_path("fixtures", "mini_dodge.dump.txt").read_text()
+    mini = fixture_path("mini_dodge.dump.txt").read_text()
     drop("mini_dodge.dump.txt", mini)
     folder = home.data_home() / "inbox" / "Space Game"
     folder.mkdir()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import shared_path
+from conftest import fixture_path
 
 from gd_assets.core.dump import parse_dump
 from gd_assets.core.slicing import MAX_FUNCTION_LINES, slice_file, uncovered_lines
@@ -32,7 +32,7 @@ ENEMY = [
 
 
 def slice_dump(name: str) -> list[tuple]:
-    text = shared_path("fixtures", name).read_text()
+    text = fixture_path(name).read_text()
     out = []
     for path, dump_start, body in parse_dump(text):
         for frag in slice_file(path, KINDS[path], body):
@@ -45,7 +45,7 @@ def slice_dump(name: str) -> list[tuple]:
 def test_seed_example_gives_exactly_the_design_fragments(name, expected):
     got = slice_dump(name)
     assert [g[:5] for g in got] == expected
-    dump_lines = shared_path("fixtures", name).read_text().split("\n")
+    dump_lines = fixture_path(name).read_text().split("\n")
     for path, (d0, d1), _, _, _, text in got:
         assert text == "\n".join(dump_lines[d0 - 1 : d1]), f"{path} {d0}-{d1} text differs from the dump"
 

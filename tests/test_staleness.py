@@ -6,7 +6,7 @@ import shutil
 
 import dagster as dg
 import pytest
-from conftest import shared_path
+from conftest import changed_corpus_source, corpus_source, fixture_path
 from dagster._core.definitions.data_version import CachingStaleStatusResolver, StaleStatus
 from dagster._core.loader import LoadingContextForTest
 
@@ -30,20 +30,18 @@ def test_corpus_change_marks_judgements_stale_and_reanalysis_refreshes_them(gd_h
     monkeypatch.setenv("GD_ASSETS_CORPUS_HOME", str(corpus_copy))
     from gd_assets.orchestrate import build_corpus
 
-    assert build_corpus(str(shared_path("corpus"))).success  # same upstream: recorded in this instance, no change
-    project = orchestrate.analyze(str(shared_path("fixtures", "enemy.dump.txt")), None)
+    assert build_corpus(str(corpus_source())).success  # same upstream: recorded in this instance, no change
+    project = orchestrate.analyze(str(fixture_path("enemy.dump.txt")), None)
     key = "enemy/enemy.gd::extends"
     assert views.status_document(project)["counts"]["stale"] == 0
     assert dagster_status("fragment_evidence", key) == StaleStatus.FRESH
 
-    changed = tmp_path / "corpus-src"
-    shutil.copytree(shared_path("corpus"), changed)
-    (changed / "godot-docs-gdscript-and-migrating.tar.xz").unlink()  # upstream docs pages changed
+    changed = changed_corpus_source(tmp_path / "corpus-src")  # upstream docs changed
     assert build_corpus(str(changed)).success
     assert views.status_document(project)["counts"]["stale"] == 3
     assert dagster_status("fragment_evidence", key) == StaleStatus.STALE
 
-    orchestrate.analyze(str(shared_path("fixtures", "enemy.dump.txt")), None)
+    orchestrate.analyze(str(fixture_path("enemy.dump.txt")), None)
     status = views.status_document(project)
     assert status["counts"]["stale"] == 0 and status["counts"]["done"] == 3
     keys = [f["key"] for f in status["fragments"]]

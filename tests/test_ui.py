@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import REPO, shared_path
+from conftest import REPO, fixture_path
 
 from gd_assets import home, orchestrate, store
 
@@ -205,7 +205,7 @@ def latest_metadata(server: DagsterUI, asset: str, partition: str) -> dict[str, 
 def analysed(analysis_home, deployment, monkeypatch) -> list[str]:
     """The seed example analysed end to end in the private data directory; returns its fragment keys."""
     monkeypatch.setenv("DAGSTER_HOME", str(home.ensure_dagster_home()))
-    project = orchestrate.analyze(str(shared_path("fixtures", "mini_dodge.dump.txt")), None)
+    project = orchestrate.analyze(str(fixture_path("mini_dodge.dump.txt")), None)
     assert project == "mini-dodge"
     return store.project_fragments(project)["key"].to_list()
 
@@ -213,7 +213,7 @@ def analysed(analysis_home, deployment, monkeypatch) -> list[str]:
 def add_a_function(ui: DagsterUI, tmp_path: Path, analysed: list[str]) -> str:
     """Re-slice the seed example with one more function; returns the new, unmaterialised fragment key."""
     edited = tmp_path / "mini_dodge.dump.txt"
-    text = shared_path("fixtures", "mini_dodge.dump.txt").read_text()
+    text = fixture_path("mini_dodge.dump.txt").read_text()
     edited.write_text(text.replace("\n# player.tscn\n", STOP_FUNCTION + "\n# player.tscn\n"))
     assert orchestrate.ingest_and_slice(str(edited), None) == "mini-dodge"
     new_key = "mini-dodge/player.gd::stop"

@@ -20,11 +20,11 @@ from gd_assets.core.places import place
 from gd_assets.core.receivers import Scope
 from gd_assets.core.retrieval import Query
 from gd_assets.freshness import PARAMS, RETRIEVAL_VERSION, evidence_version, latest_inputs, lineage_tags
-from gd_assets.partitions import fragments_partitions
+from gd_assets.partitions import fragment_batches, fragments_partitions
 from gd_assets.resources import RetrievalIndex
 from gd_assets.status import claim_run
 
-BATCH = 64
+BATCH = 256  # the largest batch (`fragment_batches`)
 CODE_VERSION = f"evidence-2|{RETRIEVAL_VERSION}"  # 2: cues carry receivers from the project context
 
 
@@ -104,8 +104,7 @@ def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig,
     contexts: dict[str, tuple] = {}  # project -> (context, version)
     project_inputs: dict[str, dict] = {}  # project -> its fragments' and symbols' (data version, storage id)
     done = 0
-    for start in range(0, len(keys), config.batch_size):
-        batch = keys[start:start + config.batch_size]
+    for batch in fragment_batches(keys, config.batch_size):
         with store.session():  # this batch's reads share one connection
             frags = store.fragments_by_key(batch).to_dicts()
             missing = set(batch) - {f["key"] for f in frags}

@@ -20,11 +20,11 @@ from gd_assets.core.judges.prompt import PROMPT_VERSION
 from gd_assets.core.places import place
 from gd_assets.core.slicing import function_name
 from gd_assets.freshness import judge_inputs, judgement_version, latest_inputs, lineage_tags
-from gd_assets.partitions import fragments_partitions
+from gd_assets.partitions import fragment_batches, fragments_partitions
 from gd_assets.resources import JudgeBackend
 from gd_assets.status import claim_run
 
-BATCH = 64
+BATCH = 256  # the largest batch (`fragment_batches`)
 CODE_VERSION = f"judgement-1|{RULES_VERSION}|{PROMPT_VERSION}"
 
 
@@ -93,8 +93,7 @@ def fragment_judgement(context: dg.AssetExecutionContext, config: JudgementConfi
     judge = judge_backend.build()
     who = judge_backend.identity()
     done = 0
-    for start in range(0, len(keys), config.batch_size):
-        batch = keys[start:start + config.batch_size]
+    for batch in fragment_batches(keys, config.batch_size):
         ev_frame, cand_frame = store.evidence_by_key(batch)
         evs = {e["key"]: e for e in ev_frame.to_dicts()}
         missing = [k for k in batch if k not in evs]

@@ -26,11 +26,11 @@ from gd_assets.core.rewrite import REWRITE_VERSION, FragmentRewrite, fragment_di
 from gd_assets.core.rewrite.closure import residual
 from gd_assets.core.rewrite.rules import load_rules
 from gd_assets.freshness import latest_inputs, lineage_tags, rewrite_data_version, rewrite_version
-from gd_assets.partitions import fragments_partitions
+from gd_assets.partitions import fragment_batches, fragments_partitions
 from gd_assets.resources import RetrievalIndex
 from gd_assets.status import claim_run
 
-BATCH = 256
+BATCH = 256  # the largest batch (`fragment_batches`)
 CODE_VERSION = REWRITE_VERSION
 
 
@@ -93,8 +93,8 @@ def fragment_rewrite(context: dg.AssetExecutionContext, config: RewriteConfig,
     judge = EvidenceJudge(surface=rules.surface)
     contexts: dict[str, tuple] = {}
     totals: Counter = Counter()
-    for start in range(0, len(keys), config.batch_size):
-        batch = keys[start:start + config.batch_size]
+    done = 0
+    for batch in fragment_batches(keys, config.batch_size):
         frags = store.fragments_by_key(batch).to_dicts()
         judged = {j["key"]: j for j in store.query(
             "SELECT j.key, j.migration_needed, j.signal, j.content_hash, j.evidence FROM judgements j "
@@ -130,5 +130,6 @@ def fragment_rewrite(context: dg.AssetExecutionContext, config: RewriteConfig,
             yield dg.AssetMaterialization(
                 asset_key=context.asset_key, partition=frag["key"], metadata=rewrite_metadata(frag, result),
                 tags=lineage_tags(CODE_VERSION, data_version, {"fragment_judgement": upstream}))
-        context.log.info(f"rewrote {min(start + len(batch), len(keys))}/{len(keys)} fragments: "
+        done += len(batch)
+        context.log.info(f"rewrote {done}/{len(keys)} fragments: "
                          f"{totals['edits']} edits, {totals['manual']} manual items so far")
