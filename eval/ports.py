@@ -179,6 +179,10 @@ def rewrite_table(ports: list[dict], home: str | None, evidence: EvidenceSource)
             {"path": u.path, "gd4_path": port["pairs"][u.path], "function": u.function, "status": u.status}
             for u in port["truth"] if u.status in ("changed", "unchanged") and "<dup>" not in u.function]}
         scores = scoring.score_demo(row, port["root3"], port["root4"], out)
+        if os.environ.get("GD_ASSETS_LIST_WORSE"):
+            for s in scores:
+                if s.status == "changed" and s.d_rt > s.d_at:
+                    print(f"worse {port['name']} {s.path}::{s.function} {s.d_at} -> {s.d_rt}", file=sys.stderr)
         everything.extend(scores)
         rows.append((port["name"], scoring.summary(scores)))
         print(f"{port['name']}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), file=sys.stderr)

@@ -590,10 +590,11 @@ def test_an_image_size_stays_a_vector2_and_rect_clip_is_the_intersection(rules):
     script = ("extends Node\n\nvar _brush_image := Image.new()\n\nfunc f(pos: Vector2, img: Image):\n"
               "\tvar size := _brush_image.get_size()\n\tvar dst: Vector2 = pos - (size / 2).floor()\n"
               "\tvar dst_rect := Rect2(dst, size)\n\tdst_rect = dst_rect.clip(Rect2())\n\tprint(img.get_size().x)\n"
-              "\tprint(Vector2(img.get_size()))\n")
+              "\tprint(Vector2(img.get_size()))\n\tprint(img.get_size().y / 3)\n")
     new, edits, _, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
     assert "\tvar size := Vector2(_brush_image.get_size())\n" in new   # Godot 4's is a Vector2i
-    assert "\tdst_rect = dst_rect.intersection(Rect2())\n\tprint(Vector2(img.get_size()).x)\n" in new
+    assert "\tdst_rect = dst_rect.intersection(Rect2())\n\tprint(img.get_size().x)\n" in new  # an int is fine there
+    assert "\tprint(Vector2(img.get_size()).y / 3)\n" in new  # divided as Godot 3's float was
     assert "\tprint(Vector2(img.get_size()))\n" in new   # already a Vector2: not wrapped twice
     assert {e.evidence["id"] for e in edits if e.rule == "vector2_result"} == {"map:diff:method:Image.get_size"}
     bitmap = "extends Node\n\nvar _indicator := BitMap.new()\n\nfunc f():\n\tvar s := _indicator.get_size()\n\treturn s\n"
