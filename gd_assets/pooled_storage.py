@@ -141,16 +141,16 @@ class PooledEventLogStorage(BufferedMaterializations, KnownSchema, PostgresEvent
         return _pooled(cls, inst_data, config_value)
 
     def _store_batch(self, events: Sequence[EventLogEntry]) -> None:
-        """A run's planned materialisations in one transaction; dagster-postgres batches only reported ones."""
+        """A run's planned materialisations as one insert, as dagster-postgres writes reported ones (which it
+        batches itself): their tags at once, the asset's row once per asset, from its last event."""
         if not _one_run_of_asset_events(events) or any(
                 e.dagster_event_type != DagsterEventType.ASSET_MATERIALIZATION_PLANNED for e in events):
             return PostgresEventLogStorage.store_event_batch(self, events)
+        table = SqlEventLogStorageTable
         with self.index_transaction() as conn:
-            for event in events:
-                event_id = conn.execute(self.prepare_insert_event(event).returning(
-                    SqlEventLogStorageTable.c.id)).scalar_one()
-                self._store_asset_event_tags(conn, [event], [event_id])
-                self._store_asset_event(conn, event, event_id)
+            ids = conn.execute(table.insert().returning(table.c.id, sort_by_parameter_order=True),
+                               [self._event_to_row(e) for e in events]).scalars().all()
+            _store_index(self, conn, events, ids)
 
 
 class PooledScheduleStorage(PostgresScheduleStorage):
@@ -218,10 +218,7 @@ class PooledSqliteEventLogStorage(BufferedMaterializations, KnownSchema, SqliteE
             conn.execute(table.insert(), rows)
         with self.index_transaction() as conn:
             ids = conn.execute(table.insert().returning(table.c.id, sort_by_parameter_order=True), rows).scalars().all()
-            self._store_asset_event_tags(conn, list(events), ids)
-            last = {(e.dagster_event.asset_key.to_string(), e.dagster_event_type): (e, i) for e, i in zip(events, ids)}
-            for event, event_id in sorted(last.values(), key=lambda pair: pair[1]):
-                self._store_asset_event(conn, event, event_id)
+            _store_index(self, conn, events, ids)
 
     def _close_engines(self) -> None:
         with self._db_lock:
@@ -236,6 +233,15 @@ class PooledSqliteEventLogStorage(BufferedMaterializations, KnownSchema, SqliteE
     def dispose(self) -> None:
         super().dispose()
         self._close_engines()
+
+
+def _store_index(storage, conn: Connection, events: Sequence[EventLogEntry], ids: Sequence[int]) -> None:
+    """The asset index of a batch of asset events: every event's tags, and each asset's row written once,
+    from its last event of each kind (every event of a kind overwrites the row with itself)."""
+    storage._store_asset_event_tags(conn, list(events), list(ids))
+    last = {(e.dagster_event.asset_key.to_string(), e.dagster_event_type): (e, i) for e, i in zip(events, ids)}
+    for entry, event_id in sorted(last.values(), key=lambda pair: pair[1]):
+        storage._store_asset_event(conn, entry, event_id)
 
 
 def _relaxed_sync(dbapi_connection, _record) -> None:

@@ -137,10 +137,20 @@ def test_reported_materialisations_wait_for_their_batch_but_every_read_sees_them
     instance = home.dagster_instance()
     instance.add_dynamic_partitions("keys", KEYS)
     storage = type(instance.event_log_storage)
-    writes = []
+    writes, errors = [], []
     original = storage._store_batch
-    monkeypatch.setattr(storage, "_store_batch", lambda self, events: writes.append(len(events)) or original(self, events))
+
+    def store_batch(self, events):
+        writes.append(len(events))
+        try:
+            return original(self, events)
+        except Exception as error:  # Dagster would fall back to one write per event and say so on stderr only
+            errors.append(error)
+            raise
+
+    monkeypatch.setattr(storage, "_store_batch", store_batch)
     assert dg.materialize([reads_as_it_goes], instance=instance, tags=_range(KEYS[0], KEYS[-1])).success
+    assert not errors
     records = instance.fetch_materializations(dg.AssetKey("reads_as_it_goes"), limit=100).records
     assert sorted(r.partition_key for r in records) == KEYS
     assert writes == [len(KEYS), len(KEYS) // 2, len(KEYS) // 2], "planned at once, then each half in one write"
