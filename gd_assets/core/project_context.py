@@ -465,19 +465,29 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
                 _read_body(body.children, inner, path, root, out)
 
 
+def parameter_names(node: ts.Node, found: dict[str, str | None]) -> bool:
+    """Add the parameters `node` declares (a typed or defaulted one, or the plain names of a parameter
+    list) to `found` with their written types; False when `node` declares none."""
+    if node.type in ("typed_parameter", "typed_default_parameter", "default_parameter"):
+        ident = next((c for c in node.named_children if c.type == "identifier"), None)
+        type_node = next((c for c in node.named_children if c.type == "type"), None)
+        if ident is not None:
+            found[_text(ident)] = _text(type_node) if type_node is not None else None
+        return True
+    if node.type == "parameters":
+        for ident in (c for c in node.named_children if c.type == "identifier"):
+            found.setdefault(_text(ident), None)
+        return True
+    return False
+
+
 def _function_locals(function: ts.Node) -> dict[str, str | None]:
     """A function's parameters and the variables its body declares, with their declared types."""
     found: dict[str, str | None] = {}
     for node in descendants(function, include_self=False):
-        if node.type in ("typed_parameter", "typed_default_parameter", "default_parameter"):
-            ident = next((c for c in node.named_children if c.type == "identifier"), None)
-            type_node = next((c for c in node.named_children if c.type == "type"), None)
-            if ident is not None:
-                found[_text(ident)] = _text(type_node) if type_node is not None else None
-        elif node.type == "parameters":
-            for ident in (c for c in node.named_children if c.type == "identifier"):
-                found.setdefault(_text(ident), None)
-        elif node.type == "variable_statement" and node.child_by_field_name("name") is not None:
+        if parameter_names(node, found):
+            continue
+        if node.type == "variable_statement" and node.child_by_field_name("name") is not None:
             type_node = next((c for c in node.named_children if c.type == "type"), None)
             found.setdefault(_text(node.child_by_field_name("name")), _text(type_node) if type_node else None)
         elif node.type == "for_statement":

@@ -27,6 +27,7 @@ from gd_assets.core.project_context import (
     Script,
     declared_type,
     node_path,
+    parameter_names,
     res_file,
     value_type,
 )
@@ -295,14 +296,8 @@ def fragment_locals(root: ts.Node, scope: Scope) -> tuple[dict[str, str | None],
                 (c for c in reversed(node.named_children) if c.type not in ("name", "type", "inferred_type")), None)
             found[_text(name)] = declared_type(node, type_node, value) or value_type_in(
                 value, Scope(scope.context, scope.scope, scope.engine, dict(found)))
-        elif node.type in ("typed_parameter", "typed_default_parameter", "default_parameter"):
-            ident = next((c for c in node.named_children if c.type == "identifier"), None)
-            type_node = next((c for c in node.named_children if c.type == "type"), None)
-            if ident is not None:
-                found[_text(ident)] = _text(type_node) if type_node is not None else None
-        elif node.type == "parameters":
-            for ident in (c for c in node.named_children if c.type == "identifier"):
-                found.setdefault(_text(ident), None)
+        elif parameter_names(node, found):
+            continue
         elif node.type == "assignment" and node.named_children and node.named_children[0].type == "identifier":
             obvious = value_type(node.named_children[-1])  # `_thread = Thread.new()`: typed, not declared
             if obvious is not None and obvious != "String":
