@@ -96,9 +96,7 @@ def pure_figures(frags: list[dict], batch: int) -> float:
         # Sparse and dense through the steps CorpusIndex.search runs (query terms -> BM25 block ->
         # top-k; query embedding -> usearch), since its public API times them only together.
         scores = index._sparse_block([index._query_terms(q.sparse_terms, params) for q in queries])
-        index._top(scores, params.k_sparse, 0, index.size)
-        for lo, hi in index.tables.values():
-            index._top(scores, params.k_sparse_per_table, lo, hi)
+        index._sparse_picks(scores, list(index.tables.values()), params)
         t3 = time.perf_counter()
         texts = [q.dense_text for q in queries]
         vectors = embedding.embed_queries(texts)

@@ -56,7 +56,8 @@ def read_sources() -> dict[str, Source]:
 
 def _count(table: str) -> int:
     with connect(corpora_db_path()) as con:
-        exists = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [table]).fetchone()[0]
+        exists = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ? "
+                             "AND table_catalog = current_database()", [table]).fetchone()[0]
         return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0] if exists else 0
 
 

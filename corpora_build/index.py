@@ -152,7 +152,8 @@ def read_corpus(db_path: Path) -> tuple[pl.DataFrame, list[tuple[str, str]]]:
     frames: list[pl.DataFrame] = []
     links: list[tuple[str, str]] = []
     with connect(db_path) as con:
-        present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
+                                             "WHERE table_catalog = current_database()").fetchall()}
         if "bridges" in present:
             links = [(a, b) for a, b in con.execute(
                 "SELECT from_id, to_id FROM bridges ORDER BY from_id, to_id").fetchall()]

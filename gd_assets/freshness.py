@@ -136,11 +136,13 @@ def stale_judged(project: str, now: EvidenceInputs, judge: JudgeIdentity) -> lis
 
 # --- Dagster lineage ----------------------------------------------------------------------------
 
+DATA_VERSION_TAG = "dagster/data_version"
+
 
 def lineage_tags(code_version: str, data_version: str, inputs: dict[str, tuple[str, int | None]]) -> dict[str, str]:
     """Tags that let Dagster tell a partition stale: its code version, and each input's data version
     with the storage id of the input's materialisation it was made from."""
-    tags = {"dagster/code_version": code_version, "dagster/data_version": data_version}
+    tags = {"dagster/code_version": code_version, DATA_VERSION_TAG: data_version}
     for name, (version, storage_id) in inputs.items():
         tags[f"dagster/input_data_version/{name}"] = version
         tags[f"dagster/input_event_pointer/{name}"] = "NULL" if storage_id is None else str(storage_id)
@@ -149,13 +151,17 @@ def lineage_tags(code_version: str, data_version: str, inputs: dict[str, tuple[s
 
 def latest_inputs(instance: dg.DagsterInstance, asset: str, partitions: list[str] | None = None
                   ) -> dict[str | None, tuple[str, int | None]]:
-    """(data version, storage id) of the latest materialisation of `asset`, per partition."""
-    records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=partitions),
-        limit=max(1, len(partitions or ())) * 4).records
-    out: dict[str | None, tuple[str, int | None]] = {}
-    for record in records:  # newest first
-        if record.partition_key not in out:
-            tags = record.asset_materialization.tags or {}
-            out[record.partition_key] = (tags.get("dagster/data_version", ""), record.storage_id)
-    return out
+    """(data version, storage id) of the latest materialisation of `asset`, per partition.
+
+    For partitions, two index queries (latest event id, latest data version tag): the events
+    themselves, metadata and all, are never read back and deserialised."""
+    if partitions is None:
+        records = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset)), limit=1).records
+        return {None: ((r.asset_materialization.tags or {}).get(DATA_VERSION_TAG, ""), r.storage_id) for r in records}
+    if not partitions:
+        return {}
+    storage, key = instance.event_log_storage, dg.AssetKey(asset)
+    ids = storage.get_latest_storage_id_by_partition(key, dg.DagsterEventType.ASSET_MATERIALIZATION, set(partitions))
+    tags = storage.get_latest_tags_by_partition(key, dg.DagsterEventType.ASSET_MATERIALIZATION, [DATA_VERSION_TAG],
+                                                list(partitions))
+    return {p: (tags.get(p, {}).get(DATA_VERSION_TAG, ""), storage_id) for p, storage_id in ids.items()}

@@ -10,11 +10,14 @@ These subclasses keep a small pool per storage and process, and change nothing t
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import dagster
 from dagster._core.events import ASSET_EVENTS, DagsterEventType
 from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.event_log.base import EventLogStorage
@@ -185,17 +188,45 @@ class PooledSqliteEventLogStorage(BufferedMaterializations, KnownSchema, SqliteE
             self._pid = os.getpid()
         engine = self._engines.pop(shard, None)
         if engine is None:
+            fresh = shard != INDEX_SHARD_NAME and shard not in self._initialized_dbs and self._copy_template(shard)
             engine = create_engine(self.conn_string_for_shard(shard), poolclass=SingletonThreadPool,
                                    connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, "check_same_thread": False})
             event.listen(engine, "connect", _relaxed_sync)
             if shard not in self._initialized_dbs:
-                self._initdb(engine)
+                if not fresh:
+                    self._initdb(engine)
                 self._initialized_dbs.add(shard)
         self._engines[shard] = engine
         runs = [name for name in self._engines if name != INDEX_SHARD_NAME]
         for name in runs[:max(0, len(runs) - self.KEEP)]:
             self._engines.pop(name).dispose()
         return engine
+
+    def _copy_template(self, shard: str) -> bool:
+        """A new run shard as a copy of an empty one made once per Dagster version: creating its tables and
+        stamping its schema revision (alembic reads its migration scripts) takes 50-70 ms a run, a copy
+        under one. False (the stock way) when the shard already exists."""
+        target = os.path.join(self._base_dir, f"{shard}.db")
+        if os.path.exists(target):
+            return False
+        template = os.path.join(self._base_dir, f".run-shard-{dagster.__version__}.db")
+        if not os.path.exists(template):
+            made = tempfile.mktemp(dir=self._base_dir, prefix=".run-shard-", suffix=".db")
+            engine = create_engine(f"sqlite:///{made}", poolclass=SingletonThreadPool)
+            try:
+                self._initdb(engine)
+            finally:
+                engine.dispose()
+            os.replace(made, template)
+        copy = tempfile.mktemp(dir=self._base_dir, prefix=f".{shard}-", suffix=".db")
+        shutil.copyfile(template, copy)
+        try:
+            os.link(copy, target)   # never over a shard another process made meanwhile
+        except FileExistsError:
+            return False
+        finally:
+            os.unlink(copy)
+        return True
 
     @contextmanager
     def _connect(self, shard: str) -> Iterator[Connection]:

@@ -230,10 +230,27 @@ def test_search_batches_queries_and_can_restrict_to_one_table(built):
     assert only and {c.table for c in only} == {"label_prototypes"}
 
 
+def test_common_terms_score_as_their_postings_would(built):
+    """A term in many rows is scored from a dense row of its weights; the scores are those of its postings."""
+    index = CorpusIndex.load(built[1])
+    common = {int(t) for t in index._common}
+    assert common, "the test corpus has terms in a sixteenth of its rows"
+    params = RetrievalParams()
+    texts = ["extends KinematicBody2D", 'yield(get_tree().create_timer(1.0), "timeout")', "func _ready(): pass",
+             "var enemy = scene.instance()"]
+    terms = [index._query_terms([t], params) for t in texts]
+    assert any(common & set(ids.tolist()) for ids, _ in terms)
+    owner = np.repeat(np.arange(len(terms)), [len(t[0]) for t in terms])
+    by_postings = index._postings_scores(np.concatenate([t[0] for t in terms]), np.concatenate([t[1] for t in terms]),
+                                         owner, len(terms))
+    assert np.allclose(index._sparse_block(terms), by_postings, rtol=1e-12, atol=1e-12)
+
+
 def test_index_is_memory_mapped(built):
     index = CorpusIndex.load(built[1])
-    assert isinstance(index._vectors, np.memmap)
-    assert isinstance(index._data, np.memmap) and isinstance(index._indices, np.memmap)
+    # plain arrays over the mapped files (numpy's memmap subclass costs on every slice), nothing read in
+    for mapped in (index._vectors, index._data, index._indices, index._indptr):
+        assert not mapped.flags.owndata and isinstance(mapped.base, np.memmap)
     assert index._dense.size == built[2]["rows"]
 
 

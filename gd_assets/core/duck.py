@@ -3,13 +3,22 @@
 DuckDB allows one writing process per file. Every writer here keeps its connection short (open,
 upsert a batch, close) and retries with backoff while another process holds the lock, so two
 analyses and a corpus refresh can run at once without a lock error and without losing rows.
+
+A file is attached to one in-memory DuckDB of the process rather than opened as a database of its
+own: starting a database costs about 8 ms (even an empty one), attaching a file under 2, and an
+analysis opens its store a few hundred times. As when DuckDB shares one database between a
+process's connections to a path, connections to an attached file share it, and the file is
+detached (checkpointed, its lock released) when the last one closes.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
+import os
 import random
+import threading
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -62,6 +71,55 @@ def _is_lock_error(error: Exception) -> bool:
     return "lock" in text.lower() or "Conflicting lock" in text
 
 
+class _Attachments:
+    """The process's in-memory DuckDB and the files attached to it: path -> [alias, read_only, users]."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.pid = -1
+        self.base: duckdb.DuckDBPyConnection | None = None
+        self.files: dict[str, list] = {}
+        self.names = itertools.count()
+
+    def acquire(self, path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
+        """A connection whose default database is `path`, attached if no connection holds it yet."""
+        with self.lock:
+            if self.pid != os.getpid():   # a forked child starts its own
+                self.base, self.files, self.pid = duckdb.connect(":memory:"), {}, os.getpid()
+            held = self.files.get(path)
+            if held is not None and held[1] and not read_only:
+                raise duckdb.BinderException(f"Unique file handle conflict: {path} is attached read-only")
+            if held is None:
+                alias = f"file{next(self.names)}"
+                mode = " (READ_ONLY)" if read_only else ""
+                self.base.cursor().execute(f"ATTACH '{_quoted(path)}' AS {alias}{mode}")
+                held = self.files[path] = [alias, read_only, 0]
+            held[2] += 1
+            con = self.base.cursor()
+        try:
+            con.execute(f"USE {held[0]}")
+        except BaseException:
+            con.close()
+            self.release(path)
+            raise
+        return con
+
+    def release(self, path: str) -> None:
+        with self.lock:
+            held = self.files[path]
+            held[2] -= 1
+            if held[2] == 0:
+                del self.files[path]
+                self.base.cursor().execute(f"DETACH {held[0]}")
+
+
+_attached = _Attachments()
+
+
+def _quoted(path: str) -> str:
+    return path.replace("'", "''")
+
+
 @contextmanager
 def connect(path: Path | str, read_only: bool = False, wait: float = LOCK_WAIT_SECONDS) -> Iterator[duckdb.DuckDBPyConnection]:
     """Open `path`, retrying while another process holds its lock (or another thread is between opening
@@ -70,6 +128,7 @@ def connect(path: Path | str, read_only: bool = False, wait: float = LOCK_WAIT_S
     if read_only and not path.exists():
         raise FileNotFoundError(f"{path} does not exist yet: build it first")
     path.parent.mkdir(parents=True, exist_ok=True)
+    key = str(path.resolve())
 
     def lock_held(error: duckdb.Error) -> bool:
         if "Unique file handle conflict" in str(error):
@@ -77,7 +136,7 @@ def connect(path: Path | str, read_only: bool = False, wait: float = LOCK_WAIT_S
         return isinstance(error, (duckdb.IOException, duckdb.ConnectionException)) and _is_lock_error(error)
 
     try:
-        con = with_backoff(lambda: duckdb.connect(str(path), read_only=read_only), lock_held, wait)
+        con = with_backoff(lambda: _attached.acquire(key, read_only), lock_held, wait)
     except duckdb.Error as error:
         if "newer version of DuckDB" in str(error):
             raise StoreError(f"{path} was written by a newer DuckDB than {duckdb.__version__}, which gd-assets "
@@ -87,4 +146,5 @@ def connect(path: Path | str, read_only: bool = False, wait: float = LOCK_WAIT_S
     try:
         yield con
     finally:
-        con.close()
+        con.close()   # rolls back what it left open, before the file may be detached
+        _attached.release(key)

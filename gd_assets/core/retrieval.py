@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
@@ -26,6 +27,10 @@ from gd_assets.core.corpus import layout
 from gd_assets.core.corpus.layout import EXACT_PREFIX, NAME_PREFIX
 
 _BLOCK = 64  # queries per sparse-score block (block x rows float64 scores in memory)
+# A term in at least this share of the rows is scored from a dense row of its BM25 weights: such
+# terms (`godot` is in every row and every query) are over nine tenths of the postings a block touches,
+# and adding a contiguous row costs a fraction of gathering and scattering its postings.
+_COMMON_TERM_SHARE = 1 / 32
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,14 @@ class RetrievalParams:
     def version(self) -> str:
         blob = json.dumps(asdict(self), sort_keys=True)
         return "retrieval-1-" + hashlib.sha256(blob.encode()).hexdigest()[:10]
+
+
+def _best(scores: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
+    """The `k` of each query's `rows` (positions, -1 = none) with the best scores."""
+    if rows.shape[1] <= k:
+        return rows
+    values = np.where(rows >= 0, np.take_along_axis(scores, np.maximum(rows, 0), axis=1), -np.inf)
+    return np.take_along_axis(rows, np.argpartition(values, -k, axis=1)[:, -k:], axis=1)
 
 
 @dataclass(frozen=True)
@@ -103,12 +116,13 @@ class CorpusIndex:
         self.manifest = manifest
         self.version: str = manifest["index_version"]
         self.vocab: dict[str, int] = bm25.vocab_dict
-        self._data = bm25.scores["data"]
-        self._indices = bm25.scores["indices"]
-        self._indptr = bm25.scores["indptr"]
+        # plain arrays over the same mapped pages: numpy's memmap wraps every slice it returns (tens of µs)
+        self._data = np.asarray(bm25.scores["data"])
+        self._indices = np.asarray(bm25.scores["indices"])
+        self._indptr = np.asarray(bm25.scores["indptr"])
         self.size = int(bm25.scores["num_docs"])
         self._dense = dense
-        self._vectors = vectors
+        self._vectors = np.asarray(vectors)
         self._rows = rows
         self._link_ptr, self._link_idx = links if links is not None else (np.zeros(self.size + 1, np.int64),
                                                                            np.zeros(0, np.int32))
@@ -117,22 +131,34 @@ class CorpusIndex:
         }
         self._table_of = np.zeros(self.size, dtype=np.int8)
         self._table_names = list(self.tables)
+        frequency = np.diff(np.asarray(self._indptr))
+        self._common = np.flatnonzero(frequency >= max(1, int(self.size * _COMMON_TERM_SHARE)))
+        self._common_slot = np.full(len(frequency), -1, dtype=np.int64)
+        self._common_slot[self._common] = np.arange(len(self._common))
+        self._common_rows: np.ndarray | None = None  # (common terms x rows) BM25 weights, made on first use
         for i, (a, b) in enumerate(self.tables.values()):
             self._table_of[a:b] = i
 
     @classmethod
     def load(cls, index_dir: Path | str) -> "CorpusIndex":
-        """Open the published build under `index_dir` without reading it into memory."""
-        import bm25s
-        from usearch.index import Index
-
+        """Open the published build under `index_dir` without reading it into memory; a process that
+        analyses again (the next run, a worker's next batch of runs) reuses the build it opened."""
         index_dir = Path(index_dir)
         build = layout.current_build(index_dir)
         if build is None:
             raise FileNotFoundError(f"{index_dir} holds no built index: run the corpus index build first")
-        manifest = json.loads((build / layout.MANIFEST).read_text())
-        if manifest.get("embed_signature", "").split("|")[0] != embedding.model_name():
+        manifest_text = (build / layout.MANIFEST).read_text()
+        if json.loads(manifest_text).get("embed_signature", "").split("|")[0] != embedding.model_name():
             raise ValueError(f"{build} was embedded with another model: rebuild the index")
+        return cls._open(build, manifest_text)
+
+    @classmethod
+    @lru_cache(maxsize=2)
+    def _open(cls, build: Path, manifest_text: str) -> "CorpusIndex":
+        import bm25s
+        from usearch.index import Index
+
+        manifest = json.loads(manifest_text)
         bm25 = bm25s.BM25.load(str(build / layout.BM25_DIR), mmap=True, show_progress=False)
         dense = Index.restore(str(build / layout.DENSE_FILE), view=True)
         vectors = np.load(build / layout.VECTORS_FILE, mmap_mode="r")
@@ -166,12 +192,36 @@ class CorpusIndex:
             out.append(np.unique(np.concatenate(rows)).astype(np.int64) if rows else np.zeros(0, np.int64))
         return out
 
+    def _common_weights(self) -> np.ndarray:
+        if self._common_rows is None:
+            rows = np.zeros((len(self._common), self.size), dtype=self._data.dtype)  # float32: 147 x 54k, 32 MB
+            for slot, term in enumerate(self._common):
+                start, end = int(self._indptr[term]), int(self._indptr[term + 1])
+                rows[slot, np.asarray(self._indices[start:end])] = self._data[start:end]
+            self._common_rows = rows
+        return self._common_rows
+
     def _sparse_block(self, terms: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-        """BM25 scores of every row for a block of queries (queries x rows), in one bincount."""
+        """BM25 scores of every row for a block of queries (queries x rows): one bincount over the
+        postings of the rarer terms, plus a dense row per common term."""
         n, nq = self.size, len(terms)
-        ids = np.concatenate([t[0] for t in terms]) if terms else np.zeros(0, np.int64)
-        qweight = np.concatenate([t[1] for t in terms]) if terms else np.zeros(0)
+        if not terms:
+            return np.zeros((0, n), dtype=np.float64)
+        ids = np.concatenate([t[0] for t in terms])
+        qweight = np.concatenate([t[1] for t in terms])
         owner = np.repeat(np.arange(nq), [len(t[0]) for t in terms])
+        slot = self._common_slot[ids]
+        common = slot >= 0
+        scores = self._postings_scores(ids[~common], qweight[~common], owner[~common], nq)
+        if common.any():   # one matrix product: (queries x common terms used) @ (those terms x rows)
+            used, column = np.unique(slot[common], return_inverse=True)
+            weights = np.zeros((nq, len(used)))
+            weights[owner[common], column] = qweight[common]
+            scores += weights @ self._common_weights()[used].astype(np.float64)
+        return scores
+
+    def _postings_scores(self, ids: np.ndarray, qweight: np.ndarray, owner: np.ndarray, nq: int) -> np.ndarray:
+        n = self.size
         starts = np.asarray(self._indptr[ids], dtype=np.int64)
         lengths = np.asarray(self._indptr[ids + 1], dtype=np.int64) - starts
         total = int(lengths.sum())
@@ -195,6 +245,15 @@ class CorpusIndex:
         top = np.where(np.take_along_axis(part, idx, axis=1) > 0, idx + lo, -1)
         return top
 
+    def _sparse_picks(self, scores: np.ndarray, ranges: list[tuple[int, int]], params: RetrievalParams) -> np.ndarray:
+        """Per query, the rows of the best `k_sparse` positive scores of all and of the best
+        `k_sparse_per_table` of each table (-1 = none). The best of all are among each table's best
+        `k_sparse`, so every row is partitioned once, not once for all and again for its table."""
+        per_table = [self._top(scores, max(params.k_sparse, params.k_sparse_per_table), lo, hi) for lo, hi in ranges]
+        picks = [_best(scores, np.concatenate(per_table, axis=1), params.k_sparse)]
+        picks += [_best(scores, rows, params.k_sparse_per_table) for rows in per_table]
+        return np.concatenate(picks, axis=1)
+
     def _pools(self, queries: Sequence[Query], params: RetrievalParams, table: str | None) -> list[_Pool]:
         ranges = [self.tables[table]] if table else list(self.tables.values())
         lo_all, hi_all = (ranges[0] if table else (0, self.size))
@@ -209,9 +268,7 @@ class CorpusIndex:
             block = queries[b0 : b0 + _BLOCK]
             scores = self._sparse_block([self._query_terms(q.sparse_terms, params) for q in block])
             exact = self._exact_hits(block) if params.w_exact_hit else [np.zeros(0, np.int64)] * len(block)
-            picks = [self._top(scores, params.k_sparse, lo_all, hi_all)]
-            picks += [self._top(scores, params.k_sparse_per_table, lo, hi) for lo, hi in ranges]
-            sparse_pick = np.concatenate(picks, axis=1)
+            sparse_pick = self._sparse_picks(scores, ranges, params)
             for j in range(len(block)):
                 qi = b0 + j
                 s_rows = np.unique(sparse_pick[j][sparse_pick[j] >= 0])

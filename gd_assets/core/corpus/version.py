@@ -26,7 +26,8 @@ def version_of(con: duckdb.DuckDBPyConnection) -> str:
 
 
 def has_table(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [table]).fetchone()[0])
+    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ? "
+                         "AND table_catalog = current_database()", [table]).fetchone()[0])
 
 
 def corpus_version(db_path: Path) -> str:

@@ -23,8 +23,11 @@ def as_migrated(scope: Scope | None) -> Scope | None:
     """The same place in the project once migrated: every project root reads `config_version=5`."""
     if scope is None:
         return None
-    context = dataclasses.replace(scope.context, config_versions={r: "5" for r in scope.context.config_versions},
-                                  _roots={})
+    context = scope.context.__dict__.get("_as_migrated")  # once per project: what it computes once stays
+    if context is None:
+        context = dataclasses.replace(scope.context, config_versions={r: "5" for r in scope.context.config_versions},
+                                      _roots={})
+        scope.context.__dict__["_as_migrated"] = context
     return dataclasses.replace(scope, context=context)
 
 
