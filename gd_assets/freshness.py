@@ -157,7 +157,8 @@ def latest_inputs(instance: dg.DagsterInstance, asset: str, partitions: list[str
     themselves, metadata and all, are never read back and deserialised."""
     if partitions is None:
         records = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset)), limit=1).records
-        return {None: ((r.asset_materialization.tags or {}).get(DATA_VERSION_TAG, ""), r.storage_id) for r in records}
+        return {None: ((records[0].asset_materialization.tags or {}).get(DATA_VERSION_TAG, ""),
+                       records[0].storage_id)} if records else {}
     if not partitions:
         return {}
     storage, key = instance.event_log_storage, dg.AssetKey(asset)
