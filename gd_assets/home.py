@@ -220,17 +220,30 @@ def workspace_file() -> Path:
     return path
 
 
+_instances: dict[tuple, object] = {}   # (DAGSTER_HOME, its inode, dagster.yaml, process) -> instance
+
+
 def dagster_instance():
-    """The data directory's Dagster instance. Creating its sqlite storage is serialised across
-    processes: two commands started at once on a fresh directory would otherwise race on the schema."""
+    """The data directory's Dagster instance, one per process and settings: opening one builds its
+    storages and checks their schemas (tens of milliseconds), and an analysis asks at every stage.
+    Creating its sqlite storage is serialised across processes: two commands started at once on a
+    fresh directory would otherwise race on the schema."""
     import fcntl
 
     import dagster as dg
 
     dagster_home = ensure_dagster_home()
+    yaml = dagster_home / "dagster.yaml"
+    key = (str(dagster_home), dagster_home.stat().st_ino, yaml.read_text() if yaml.exists() else "", os.getpid())
+    if key in _instances:
+        return _instances[key]
     with open(dagster_home / ".instance.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            return dg.DagsterInstance.get()
+            instance = dg.DagsterInstance.get()
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+    if len(_instances) >= 4:   # homes this process no longer uses (tests, benches): the oldest goes
+        _instances.pop(next(iter(_instances)))
+    _instances[key] = instance
+    return instance

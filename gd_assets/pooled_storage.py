@@ -205,24 +205,27 @@ class PooledSqliteEventLogStorage(BufferedMaterializations, KnownSchema, SqliteE
     def _copy_template(self, shard: str) -> bool:
         """A new run shard as a copy of an empty one made once per Dagster version: creating its tables and
         stamping its schema revision (alembic reads its migration scripts) takes 50-70 ms a run, a copy
-        under one. False (the stock way) when the shard already exists."""
+        under one. False (then the stock way) when the shard already exists or no copy could be placed."""
         target = os.path.join(self._base_dir, f"{shard}.db")
         if os.path.exists(target):
             return False
         template = os.path.join(self._base_dir, f".run-shard-{dagster.__version__}.db")
         if not os.path.exists(template):
-            made = tempfile.mktemp(dir=self._base_dir, prefix=".run-shard-", suffix=".db")
+            made = _scratch(self._base_dir)
             engine = create_engine(f"sqlite:///{made}", poolclass=SingletonThreadPool)
             try:
                 self._initdb(engine)
-            finally:
                 engine.dispose()
-            os.replace(made, template)
-        copy = tempfile.mktemp(dir=self._base_dir, prefix=f".{shard}-", suffix=".db")
-        shutil.copyfile(template, copy)
+                os.replace(made, template)   # whole or not at all, if two processes make it at once
+            except BaseException:
+                engine.dispose()
+                os.unlink(made)
+                raise
+        copy = _scratch(self._base_dir)
         try:
+            shutil.copyfile(template, copy)
             os.link(copy, target)   # never over a shard another process made meanwhile
-        except FileExistsError:
+        except OSError:
             return False
         finally:
             os.unlink(copy)
@@ -273,6 +276,13 @@ def _store_index(storage, conn: Connection, events: Sequence[EventLogEntry], ids
     last = {(e.dagster_event.asset_key.to_string(), e.dagster_event_type): (e, i) for e, i in zip(events, ids)}
     for entry, event_id in sorted(last.values(), key=lambda pair: pair[1]):
         storage._store_asset_event(conn, entry, event_id)
+
+
+def _scratch(folder: str) -> str:
+    """A new empty file's path in `folder`, its name starting with a dot (not a run shard's `<run id>.db`)."""
+    handle, path = tempfile.mkstemp(dir=folder, prefix=".shard-", suffix=".db")
+    os.close(handle)
+    return path
 
 
 def _relaxed_sync(dbapi_connection, _record) -> None:

@@ -156,3 +156,31 @@ def test_reported_materialisations_wait_for_their_batch_but_every_read_sees_them
     assert writes == [len(KEYS), len(KEYS) // 2, len(KEYS) // 2], "planned at once, then each half in one write"
     assert instance.get_status_by_partition(dg.AssetKey("reads_as_it_goes"), KEYS, keys_def) == {
         k: AssetPartitionStatus.MATERIALIZED for k in KEYS}
+
+
+def test_one_instance_per_home_and_settings_and_each_run_file_from_one_template(gd_home, monkeypatch):
+    """A process reuses its home's instance until the home's settings change; each run's sqlite file is a
+    copy of one empty file with the schema Dagster made, which reads and writes as Dagster's own."""
+    import sqlite3
+
+    monkeypatch.delenv("GD_ASSETS_POSTGRES_URL", raising=False)
+    instance = home.dagster_instance()
+    assert home.dagster_instance() is instance
+    instance.add_dynamic_partitions("keys", KEYS)
+    for key in KEYS[:2]:
+        assert dg.materialize([per_key], instance=instance, partition_key=key).success
+    folders = {p.parent for p in gd_home.rglob("index.db")}
+    assert len(folders) == 1
+    runs = folders.pop()
+    assert len(list(runs.glob(".run-shard-*.db"))) == 1 and instance.get_runs_count() == 2
+
+    def revision(path) -> list:
+        with sqlite3.connect(path) as con:
+            return con.execute("SELECT version_num FROM alembic_version").fetchall()
+
+    assert all(revision(runs / f"{r.run_id}.db") == revision(runs / "index.db") for r in instance.get_runs())
+    assert {e.dagster_event_type for r in instance.get_runs() for e in instance.all_logs(r.run_id)} >= {
+        dg.DagsterEventType.ASSET_MATERIALIZATION, dg.DagsterEventType.RUN_SUCCESS}
+    yaml = Path(os.environ["DAGSTER_HOME"]) / "dagster.yaml"
+    yaml.write_text(yaml.read_text() + "\n# changed\n")
+    assert home.dagster_instance() is not instance

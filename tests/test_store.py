@@ -7,6 +7,7 @@ import duckdb
 import pytest
 
 from gd_assets import store
+from gd_assets.core import duck
 
 
 def fragment(key: str, project: str = "p") -> dict:
@@ -78,3 +79,20 @@ def test_a_session_shares_one_connection_and_releases_the_file(gd_home):
         store.project_fragments("p")
         raise RuntimeError("a failure inside")
     assert store.project_fragments("p").height == 2   # the next call opens its own connection
+
+
+def test_connections_to_a_file_share_it_and_the_last_to_close_releases_it(tmp_path):
+    """Connections of a process to one file share it, as DuckDB's own per-path databases do (a
+    nested one sees the outer one's rows); once the last closes, another process can open it."""
+    path = tmp_path / "shared.duckdb"
+    with duck.connect(path) as outer:
+        outer.execute("CREATE TABLE t (n INTEGER)")
+        outer.execute("INSERT INTO t VALUES (1)")
+        with duck.connect(path, read_only=True) as inner:
+            assert inner.execute("SELECT n FROM t").fetchall() == [(1,)]
+            assert inner.execute("SELECT current_database()").fetchone() == outer.execute(
+                "SELECT current_database()").fetchone()
+        outer.execute("INSERT INTO t VALUES (2)")
+    opened = subprocess.run([sys.executable, "-c", f"import duckdb; print(duckdb.connect({str(path)!r})"
+                             ".execute('SELECT sum(n) FROM t').fetchone()[0])"], capture_output=True, text=True)
+    assert opened.stdout.strip() == "3", opened.stderr

@@ -24,7 +24,7 @@ from gd_assets.partitions import fragment_batches, fragments_partitions
 from gd_assets.resources import JudgeBackend
 from gd_assets.status import claim_run
 
-BATCH = 256  # the largest batch (`fragment_batches`)
+BATCH = 512  # the largest batch (`fragment_batches`)
 CODE_VERSION = f"judgement-1|{RULES_VERSION}|{PROMPT_VERSION}"
 
 

@@ -30,7 +30,7 @@ from gd_assets.partitions import fragment_batches, fragments_partitions
 from gd_assets.resources import RetrievalIndex
 from gd_assets.status import claim_run
 
-BATCH = 256  # the largest batch (`fragment_batches`)
+BATCH = 512  # the largest batch (`fragment_batches`)
 CODE_VERSION = REWRITE_VERSION
 
 

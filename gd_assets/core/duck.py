@@ -91,8 +91,7 @@ class _Attachments:
                 raise duckdb.BinderException(f"Unique file handle conflict: {path} is attached read-only")
             if held is None:
                 alias = f"file{next(self.names)}"
-                mode = " (READ_ONLY)" if read_only else ""
-                self.base.cursor().execute(f"ATTACH '{_quoted(path)}' AS {alias}{mode}")
+                self._run(f"ATTACH '{_quoted(path)}' AS {alias}{' (READ_ONLY)' if read_only else ''}")
                 held = self.files[path] = [alias, read_only, 0]
             held[2] += 1
             con = self.base.cursor()
@@ -109,8 +108,15 @@ class _Attachments:
             held = self.files[path]
             held[2] -= 1
             if held[2] == 0:
+                self._run(f"DETACH {held[0]}")   # if it fails (a full disk), the file stays attached for the next
                 del self.files[path]
-                self.base.cursor().execute(f"DETACH {held[0]}")
+
+    def _run(self, statement: str) -> None:
+        cursor = self.base.cursor()
+        try:
+            cursor.execute(statement)
+        finally:
+            cursor.close()
 
 
 _attached = _Attachments()

@@ -6,8 +6,8 @@ the union is scored by dense cosine fused with the BM25 evidence (text, symbol n
 whole-name hits), rows bridged to the best candidates (the bridges table: a rename to its docs, a
 prototype to its mappings) are lifted towards them, and the best `k_final` are kept, with at
 least `min_per_table` rows of every table that has a candidate, so the ~170 prototypes are never
-drowned by ~40k doc rows. Everything is batched: one model call for all query texts, one sparse
-bincount per block of queries, one usearch call.
+drowned by ~40k doc rows. Everything is batched: one model call for all query texts, per block of
+queries one sparse bincount (and one matrix product for the common terms), one usearch call.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ class CorpusIndex:
         }
         self._table_of = np.zeros(self.size, dtype=np.int8)
         self._table_names = list(self.tables)
-        frequency = np.diff(np.asarray(self._indptr))
+        frequency = np.diff(self._indptr)
         self._common = np.flatnonzero(frequency >= max(1, int(self.size * _COMMON_TERM_SHARE)))
         self._common_slot = np.full(len(frequency), -1, dtype=np.int64)
         self._common_slot[self._common] = np.arange(len(self._common))
@@ -194,7 +194,7 @@ class CorpusIndex:
 
     def _common_weights(self) -> np.ndarray:
         if self._common_rows is None:
-            rows = np.zeros((len(self._common), self.size), dtype=self._data.dtype)  # float32: 147 x 54k, 32 MB
+            rows = np.zeros((len(self._common), self.size), dtype=self._data.dtype)  # about 32 MB here
             for slot, term in enumerate(self._common):
                 start, end = int(self._indptr[term]), int(self._indptr[term + 1])
                 rows[slot, np.asarray(self._indices[start:end])] = self._data[start:end]
