@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, TypeVar
 
@@ -71,14 +72,21 @@ def _is_lock_error(error: Exception) -> bool:
     return "lock" in text.lower() or "Conflicting lock" in text
 
 
+@dataclass
+class _Attached:
+    alias: str
+    read_only: bool
+    users: int = 0
+
+
 class _Attachments:
-    """The process's in-memory DuckDB and the files attached to it: path -> [alias, read_only, users]."""
+    """The process's in-memory DuckDB and the files attached to it, by resolved path."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.pid = -1
         self.base: duckdb.DuckDBPyConnection | None = None
-        self.files: dict[str, list] = {}
+        self.files: dict[str, _Attached] = {}
         self.names = itertools.count()
 
     def acquire(self, path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
@@ -87,16 +95,16 @@ class _Attachments:
             if self.pid != os.getpid():   # a forked child starts its own
                 self.base, self.files, self.pid = duckdb.connect(":memory:"), {}, os.getpid()
             held = self.files.get(path)
-            if held is not None and held[1] and not read_only:
+            if held is not None and held.read_only and not read_only:   # retried until its readers are done
                 raise duckdb.BinderException(f"Unique file handle conflict: {path} is attached read-only")
             if held is None:
                 alias = f"file{next(self.names)}"
                 self._run(f"ATTACH '{_quoted(path)}' AS {alias}{' (READ_ONLY)' if read_only else ''}")
-                held = self.files[path] = [alias, read_only, 0]
-            held[2] += 1
+                held = self.files[path] = _Attached(alias, read_only)
+            held.users += 1
             con = self.base.cursor()
         try:
-            con.execute(f"USE {held[0]}")
+            con.execute(f"USE {held.alias}")
         except BaseException:
             con.close()
             self.release(path)
@@ -106,9 +114,9 @@ class _Attachments:
     def release(self, path: str) -> None:
         with self.lock:
             held = self.files[path]
-            held[2] -= 1
-            if held[2] == 0:
-                self._run(f"DETACH {held[0]}")   # if it fails (a full disk), the file stays attached for the next
+            held.users -= 1
+            if held.users == 0:
+                self._run(f"DETACH {held.alias}")   # if it fails (a full disk), the file stays attached for the next
                 del self.files[path]
 
     def _run(self, statement: str) -> None:
