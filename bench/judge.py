@@ -73,7 +73,7 @@ def judge_alone(keys: list[str]) -> float:
 
     ev, cands = store.evidence_by_key(keys)
     rows = {e["key"]: e for e in ev.to_dicts()}
-    items = inputs_of([rows[k] for k in keys], cands.to_dicts())
+    items = inputs_of([rows[k] for k in keys], cands)
     judge = build_judge("evidence", corpus_db=str(home.corpora_db_path()))
     load_surface.cache_clear()  # the judgement stage loaded it in this process: time a cold load
     started = time.perf_counter()

@@ -444,6 +444,14 @@ def fragments_by_key(keys: Sequence[str]) -> pl.DataFrame:
                            [duck.text_list(keys)]), keys)
 
 
+def judgements_by_key(keys: Sequence[str]) -> dict[str, dict]:
+    """The judgement of each of `keys` made on its fragment's current text (others are absent)."""
+    return {j["key"]: j for j in query(
+        "SELECT j.key, j.migration_needed, j.signal, j.evidence FROM judgements j JOIN fragments f "
+        f"ON f.key = j.key AND f.content_hash = j.content_hash WHERE j.key IN (SELECT unnest({duck.TEXT_LIST}))",
+        [duck.text_list(keys)]).to_dicts()}
+
+
 def evidence_by_key(keys: Sequence[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(evidence rows joined with their fragment and the functions of its file, candidate rows) for `keys`."""
     with session():

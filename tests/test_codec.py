@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import fields
 
+import polars as pl
+
 from gd_assets import store
 from gd_assets.core.codec import (
     candidate_from_row,
@@ -29,7 +31,7 @@ def test_a_candidate_round_trips_through_its_store_row_with_every_field(gd_home)
     store.upsert("candidates", store.frame("candidates", rows))
     stored = store.query("SELECT * FROM candidates ORDER BY rank").to_dicts()
     assert [candidate_from_row(r) for r in stored] == original
-    assert candidates_by_key(list(reversed(stored)))["p/a.gd::f"] == original   # rank order restored
+    assert candidates_by_key(pl.DataFrame(list(reversed(stored))))["p/a.gd::f"] == original   # rank order restored
     assert {f.name for f in fields(Candidate)} >= {"via"}
 
 

@@ -7,9 +7,13 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
+from dagster._core.events import AssetMaterializationPlannedData, DagsterEvent
+from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.partition_status_cache import AssetPartitionStatus
 
 from gd_assets import home
+from gd_assets.partitions import report_batch
+from gd_assets.pooled_storage import event_rows
 
 keys_def = dg.DynamicPartitionsDefinition(name="keys")
 KEYS = [f"k{i:02d}" for i in range(12)]
@@ -25,6 +29,20 @@ def per_key(context: dg.AssetExecutionContext, config: StopAt):
         if i == config.stop_at:
             raise dg.Failure(f"stopped at {key}")
         yield dg.AssetMaterialization(asset_key="per_key", partition=key, tags={"dagster/data_version": f"v-{key}"})
+
+@dg.asset(name="per_key", partitions_def=keys_def, backfill_policy=dg.BackfillPolicy.single_run(),
+          output_required=False)
+def per_key_by_batch(context: dg.AssetExecutionContext, config: StopAt):
+    """`per_key` as the fragment assets report: a batch of materialisations at once through `report_batch`."""
+    keys = list(context.partition_keys)
+    for start in range(0, len(keys), 4):
+        made = []
+        for i, key in enumerate(keys[start:start + 4], start):
+            if i == config.stop_at:
+                raise dg.Failure(f"stopped at {key}")
+            made.append(dg.AssetMaterialization(asset_key="per_key", partition=key,
+                                                tags={"dagster/data_version": f"v-{key}"}))
+        yield from report_batch(context, made)
 
 @dg.asset(partitions_def=keys_def, backfill_policy=dg.BackfillPolicy.single_run(), output_required=False)
 def reads_as_it_goes(context: dg.AssetExecutionContext):
@@ -42,12 +60,12 @@ def reads_as_it_goes(context: dg.AssetExecutionContext):
 def _range(first: str, last: str) -> dict[str, str]:
     return {"dagster/asset_partition_range_start": first, "dagster/asset_partition_range_end": last}
 
-def record(instance: dg.DagsterInstance, keys: list[str] = KEYS, stop_at: int = 3) -> dict:
+def record(instance: dg.DagsterInstance, keys: list[str] = KEYS, stop_at: int = 3, asset=per_key) -> dict:
     """Two runs over halves of `keys`, the second failing at its `stop_at`th key; what the instance then tells."""
     instance.add_dynamic_partitions("keys", keys)
     half = len(keys) // 2
-    assert dg.materialize([per_key], instance=instance, tags=_range(keys[0], keys[half - 1])).success
-    failed = dg.materialize([per_key], instance=instance, tags=_range(keys[half], keys[-1]), raise_on_error=False,
+    assert dg.materialize([asset], instance=instance, tags=_range(keys[0], keys[half - 1])).success
+    failed = dg.materialize([asset], instance=instance, tags=_range(keys[half], keys[-1]), raise_on_error=False,
                             run_config={"ops": {"per_key": {"config": {"stop_at": stop_at}}}})
     assert not failed.success
     asset = dg.AssetKey("per_key")
@@ -83,6 +101,32 @@ def test_records_what_the_stock_storage_records(gd_home, instance_kind, tmp_path
     assert {k for k, s in ours["status"].items() if s == AssetPartitionStatus.MATERIALIZED} == set(KEYS[:9])
     assert {k for k, s in ours["status"].items() if s == AssetPartitionStatus.FAILED} == set(KEYS[9:])
     assert ours["versions"] == {k: f"v-{k}" for k in KEYS[:9]}
+
+def test_a_batch_reported_through_report_batch_records_what_yielding_each_records(gd_home, instance_kind, tmp_path,
+                                                                                  monkeypatch):
+    monkeypatch.setenv("DAGSTER_EVENT_BATCH_SIZE", str(home.EVENT_BATCH))
+    by_batch = record(home.dagster_instance(), asset=per_key_by_batch, stop_at=4)
+    yielded = record(stock_instance(tmp_path / "stock"), stop_at=4)
+    assert by_batch == yielded
+    assert {k for k, s in by_batch["status"].items() if s == AssetPartitionStatus.MATERIALIZED} == set(KEYS[:10])
+
+
+def test_planned_materialisations_are_serialised_byte_for_byte_as_dagster_does(gd_home):
+    """A run's planned materialisations of one asset are written from one serialised template; each row
+    must be what Dagster's own `_event_to_row` gives, whatever the partition key holds."""
+    storage = home.dagster_instance().event_log_storage
+    keys = ["p/a.gd::f", 'p/ü "quoted" \\ back.gd::g', "p/\u00e9\n.tscn::node.Root", "p/x.gd::h"]
+    events = []
+    for i, key in enumerate(keys):
+        planned = DagsterEvent.build_asset_materialization_planned_event(
+            "job", "fragment_evidence", AssetMaterializationPlannedData(dg.AssetKey("fragment_evidence"), partition=key))
+        events.append(EventLogEntry(error_info=None, level=10, user_message="", run_id="run-1", timestamp=1.7e9 + i / 7,
+                                    step_key=planned.step_key, job_name="job", dagster_event=planned))
+    other = EventLogEntry(error_info=None, level=20, user_message="hello", run_id="run-1", timestamp=1.7e9,
+                          step_key=None, job_name="job", dagster_event=None)
+    mixed = events[:2] + [other] + events[2:]
+    assert event_rows(storage, mixed) == [storage._event_to_row(e) for e in mixed]
+
 
 def test_a_home_made_with_the_stock_storage_keeps_its_history(gd_home, monkeypatch):
     """Homes from before the kept connections: the same files, read and written on by the new instance."""

@@ -20,7 +20,7 @@ from gd_assets.core.places import place
 from gd_assets.core.receivers import Scope
 from gd_assets.core.retrieval import Query
 from gd_assets.freshness import PARAMS, RETRIEVAL_VERSION, evidence_version, latest_inputs, lineage_tags
-from gd_assets.partitions import fragment_batches, fragments_partitions
+from gd_assets.partitions import fragment_batches, fragments_partitions, report_batch
 from gd_assets.resources import RetrievalIndex
 from gd_assets.status import claim_run
 
@@ -52,7 +52,7 @@ def searched_before(keys: list[str], corpus_version: str, index_version: str,
     """The last query and candidates of each fragment whose evidence was made with today's corpus,
     index, retrieval parameters and request: the same query would find the same candidates."""
     rows, cand_rows = store.evidence_by_key(keys)
-    candidates = candidates_by_key(cand_rows.to_dicts())
+    candidates = candidates_by_key(cand_rows)
     out = {}
     for row in rows.to_dicts():
         if (row["content_hash"], row["corpus_version"], row["index_version"], row["retrieval_version"],
@@ -134,9 +134,11 @@ def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig,
         if new:   # a project's fragments and symbols are not re-materialised while this run goes on
             made = {asset: latest_inputs(context.instance, asset, new) for asset in ("fragments", "project_symbols")}
             project_inputs.update({name: {asset: made[asset].get(name, ("", None)) for asset in made} for name in new})
+        made = []
         for frag, ev, row in zip(frags, found, rows):
             inputs = {"corpus_index": index_input, **project_inputs[frag["project"]]}
-            yield dg.AssetMaterialization(
+            made.append(dg.AssetMaterialization(
                 asset_key=context.asset_key, partition=frag["key"], metadata=debug_metadata(frag, ev),
-                tags=lineage_tags(CODE_VERSION, row["data_version"], inputs))
+                tags=lineage_tags(CODE_VERSION, row["data_version"], inputs)))
+        yield from report_batch(context, made)
         done += len(frags)

@@ -9,6 +9,7 @@ import json
 from typing import Iterator
 
 import dagster as dg
+import polars as pl
 
 from gd_assets import store
 from gd_assets.assets.evidence import fragment_evidence
@@ -20,7 +21,7 @@ from gd_assets.core.judges.prompt import PROMPT_VERSION
 from gd_assets.core.places import place
 from gd_assets.core.slicing import function_name
 from gd_assets.freshness import judge_inputs, judgement_version, latest_inputs, lineage_tags
-from gd_assets.partitions import fragment_batches, fragments_partitions
+from gd_assets.partitions import fragment_batches, fragments_partitions, report_batch
 from gd_assets.resources import JudgeBackend
 from gd_assets.status import claim_run
 
@@ -32,7 +33,7 @@ class JudgementConfig(dg.Config):
     batch_size: int = BATCH
 
 
-def inputs_of(ev_rows: list[dict], cand_rows: list[dict]) -> list[JudgeInput]:
+def inputs_of(ev_rows: list[dict], cand_rows: pl.DataFrame) -> list[JudgeInput]:
     """What the judge reads of each fragment, from its evidence row (joined with the fragment) and candidates."""
     cands = candidates_by_key(cand_rows)
     return [judge_input(e, cues_from_json(e["cues"]), cands.get(e["key"], []), e["request"],
@@ -103,16 +104,18 @@ def fragment_judgement(context: dg.AssetExecutionContext, config: JudgementConfi
         ordered = [evs[k] for k in batch]
         context.log.info("judging " + ", ".join(place(e, short=True) for e in ordered)
                          + f"; {len(keys) - done - len(batch)} remain after these")
-        items = inputs_of(ordered, cand_frame.to_dicts())
+        items = inputs_of(ordered, cand_frame)
         results = judge.judge(items)
         store.upsert("judgements", store.frame("judgements", [
             judgement_row(item, evs[item.key], j, who) for item, j in zip(items, results)]))
         pointers = latest_inputs(context.instance, "fragment_evidence", batch)
+        made = []
         for item, j in zip(items, results):
             ev = evs[item.key]
             pointer = pointers.get(item.key, (ev["data_version"], None))[1]
-            yield dg.AssetMaterialization(
+            made.append(dg.AssetMaterialization(
                 asset_key=context.asset_key, partition=item.key, metadata=judgement_metadata(item, ev, j, who),
                 tags=lineage_tags(CODE_VERSION, judgement_version(ev["data_version"], who, j),
-                                  {"fragment_evidence": (ev["data_version"], pointer)}))
+                                  {"fragment_evidence": (ev["data_version"], pointer)})))
+        yield from report_batch(context, made)
         done += len(batch)

@@ -26,7 +26,7 @@ from gd_assets.core.rewrite import REWRITE_VERSION, FragmentRewrite, fragment_di
 from gd_assets.core.rewrite.closure import residual
 from gd_assets.core.rewrite.rules import load_rules
 from gd_assets.freshness import latest_inputs, lineage_tags, rewrite_data_version, rewrite_version
-from gd_assets.partitions import fragment_batches, fragments_partitions
+from gd_assets.partitions import fragment_batches, fragments_partitions, report_batch
 from gd_assets.resources import RetrievalIndex
 from gd_assets.status import claim_run
 
@@ -95,15 +95,13 @@ def fragment_rewrite(context: dg.AssetExecutionContext, config: RewriteConfig,
     totals: Counter = Counter()
     done = 0
     for batch in fragment_batches(keys, config.batch_size):
-        frags = store.fragments_by_key(batch).to_dicts()
-        judged = {j["key"]: j for j in store.query(
-            "SELECT j.key, j.migration_needed, j.signal, j.content_hash, j.evidence FROM judgements j "
-            f"WHERE j.key IN ({', '.join('?' * len(batch))})", batch).to_dicts()}
-        missing = [f["key"] for f in frags if judged.get(f["key"], {}).get("content_hash") != f["content_hash"]]
-        if missing or len(frags) != len(batch):
-            raise dg.Failure(f"{len(missing) or len(batch) - len(frags)} fragments have no current judgement "
-                             f"(e.g. {(missing or batch)[0]}): materialise fragment_judgement for them first")
-        frags = [f for f in frags if judged[f["key"]]["migration_needed"]]
+        with store.session():
+            judged = store.judgements_by_key(batch)
+            missing = [k for k in batch if k not in judged]
+            if missing:
+                raise dg.Failure(f"{len(missing)} fragments have no current judgement (e.g. {missing[0]}): "
+                                 "materialise fragment_judgement for them first")
+            frags = store.fragments_by_key([k for k in batch if judged[k]["migration_needed"]]).to_dicts()
         rows, results = [], []
         for frag in frags:
             if frag["project"] not in contexts:
@@ -123,13 +121,15 @@ def fragment_rewrite(context: dg.AssetExecutionContext, config: RewriteConfig,
             totals["manual"] += len(result.manual)
         if rows:
             store.upsert("rewrites", store.frame("rewrites", rows))
-        pointers = latest_inputs(context.instance, "fragment_judgement", batch)
+        pointers = latest_inputs(context.instance, "fragment_judgement", [f["key"] for f in frags])
+        made = []
         for frag, row, result in zip(frags, rows, results):
             data_version = rewrite_data_version(row["content_hash"], row["edits"], row["manual"])
             upstream = pointers.get(frag["key"], ("", None))
-            yield dg.AssetMaterialization(
+            made.append(dg.AssetMaterialization(
                 asset_key=context.asset_key, partition=frag["key"], metadata=rewrite_metadata(frag, result),
-                tags=lineage_tags(CODE_VERSION, data_version, {"fragment_judgement": upstream}))
+                tags=lineage_tags(CODE_VERSION, data_version, {"fragment_judgement": upstream})))
+        yield from report_batch(context, made)
         done += len(batch)
         context.log.info(f"rewrote {done}/{len(keys)} fragments: "
                          f"{totals['edits']} edits, {totals['manual']} manual items so far")

@@ -60,8 +60,8 @@ class TableSet:
 
     def frame(self, table: str, rows: Iterable[Mapping[str, object]]) -> pl.DataFrame:
         """Rows as a polars frame with the table's schema (missing columns become NULL)."""
-        schema = self.schemas[table]
-        return pl.DataFrame([{c: r.get(c) for c in schema} for r in rows], schema=schema)
+        schema, rows = self.schemas[table], list(rows)
+        return pl.DataFrame({c: [r.get(c) for r in rows] for c in schema}, schema=schema)
 
     def upsert(self, con: duckdb.DuckDBPyConnection, writes: Sequence[tuple[str, pl.DataFrame]],
                replace_project: str | None = None, replace_keys: Sequence[str] | None = None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -41,7 +41,9 @@ class FragmentRewrite:
     text: str = ""
 
     def to_json(self) -> dict:
-        return {"edits": [asdict(e) for e in self.edits], "manual": [asdict(m) for m in self.manual]}
+        """Edits and manual items as plain dicts, for `json.dumps` (shallow: `asdict` deep-copies every
+        evidence dict, which cost more than the rewrite)."""
+        return {"edits": [dict(vars(e)) for e in self.edits], "manual": [dict(vars(m)) for m in self.manual]}
 
 
 def apply_edits(text: str, edits: list[Edit], first_line: int = 1) -> str:
