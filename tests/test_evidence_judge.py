@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from gd_assets.core.cues import DEFAULT_REQUEST, extract_cues
@@ -91,3 +95,25 @@ def test_answers_naming_unoffered_candidates_are_rejected():
 def test_missing_corpus_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="build the corpora first"):
         get_judge("evidence", corpus_db=str(tmp_path / "none.duckdb")).judge([item("extends Node")])
+
+
+def test_a_rationale_reads_the_same_in_every_process(corpus_home):
+    """Findings come in one order whatever the process's string hash seed (a set of setting keys once
+    listed them by hash, so two analyses of one project.godot worded its rationale differently)."""
+    code = (
+        "import sys\n"
+        "from gd_assets.core.cues import DEFAULT_REQUEST, extract_cues\n"
+        "from gd_assets.core.judges import JudgeInput, get_judge\n"
+        "text = sys.stdin.read()\n"
+        "cues = extract_cues('section', text, DEFAULT_REQUEST, file_kind='project')\n"
+        "judge = get_judge('evidence', corpus_db=sys.argv[1])\n"
+        "item = JudgeInput('p/project.godot::preamble', 'project.godot', 1, 9, 'section', 'project', text, cues, [],\n"
+        "                  DEFAULT_REQUEST)\n"
+        "print(judge.judge_one(item).rationale)\n")
+    text = ("config_version=4\n\n_global_script_classes=[  ]\n_global_script_class_icons={}\n\n[display]\n\n"
+            "window/size/width=640\nwindow/size/height=480\n")
+    said = {subprocess.run([sys.executable, "-c", code, str(corpus_home / "corpora.duckdb")], input=text,
+                           capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in (1, 2, 3)}
+    assert len(said) == 1, said
+    assert "_global_script_class" in said.pop()

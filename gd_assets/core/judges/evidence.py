@@ -583,7 +583,7 @@ class EvidenceJudge:
         sections = {c.cue for c in item.cues if c.source == "section"}
         keys = {c.cue for c in item.cues if c.source == "key"}
         renamed = self.surface.renames.get("project_godot", {})
-        for key in keys:
+        for key in sorted(keys):   # one order in every process (a set of strings iterates by hash seed)
             if key in ("_global_script_classes", "_global_script_class_icons"):
                 out.append(Marker("3", key, f"`{key}` (Godot 4 keeps the class list in `.godot/`)", 0.85))
             elif godot3_project and key in renamed:
