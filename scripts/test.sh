@@ -23,4 +23,8 @@ fi
 . .venv/bin/activate
 export VLLM_CPU_KVCACHE_SPACE=1 VLLM_ENABLE_V1_MULTIPROCESSING=0
 ruff check gd_assets corpora_build tests bench eval
-python -m pytest -q -ra --durations=15 "$@"
+# The suite on several processes (pytest-xdist): part of it waits on Dagster's daemon, servers and
+# subprocesses, so it runs one more process than there are cores (at most 8). The slow
+# tests are handed out first, one at a time (tests/conftest.py). GD_ASSETS_TEST_PROCESSES=0: one process.
+processes=${GD_ASSETS_TEST_PROCESSES:-$(( $(nproc) + 1 < 8 ? $(nproc) + 1 : 8 ))}
+python -m pytest -q -ra --durations=15 -n "$processes" --maxschedchunk 1 "$@"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import contextlib
+import fcntl
 import functools
 import hashlib
 import importlib.util
@@ -32,6 +34,16 @@ def test_cache() -> Path | None:
     return None if cache == "off" else Path(cache)
 
 
+@contextlib.contextmanager
+def exclusive(lock: Path):
+    """Held by one process at a time (pytest-xdist's workers, or two sessions): the first builds what is
+    missing under it, the others wait and then find it built."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
 def fixture_path(name: str) -> Path:
     """A dump of the worked example: ../shared/fixtures/ where it is, else the copy under tests/. Where both
     are, they must be equal: the copy is the same contract, not a second one."""
@@ -59,7 +71,8 @@ def corpus_source() -> Path:
     fetched = root / "sources" / adapter
     fetched.mkdir(parents=True, exist_ok=True)
     try:
-        sources = read_manifest(fetched) or (debian if adapter == "debian" else github).fetch(fetched)
+        with exclusive(root / f".sources-{adapter}.lock"):
+            sources = read_manifest(fetched) or (debian if adapter == "debian" else github).fetch(fetched)
     except Exception as error:  # noqa: BLE001 - the reason is the test's failure
         pytest.fail(f"../shared/corpus is absent and the {adapter} sources could not be fetched: {error}")
     by_name = {s.name: Path(s.location) for s in sources}
@@ -203,13 +216,11 @@ def corpus_home(tmp_path_factory) -> Path:
         return built
     final = cache / f"corpus-{corpus_key(source)}"
     if not (final / "corpora.duckdb").exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".building-", dir=cache))
-        build_test_corpus(source, staging)
-        try:
-            staging.rename(final)   # atomic: a reader sees the whole corpus or none
-        except OSError:
-            shutil.rmtree(staging, ignore_errors=True)   # another session published the same key first
+        with exclusive(cache / f".{final.name}.lock"):
+            if not (final / "corpora.duckdb").exists():
+                staging = Path(tempfile.mkdtemp(prefix=".building-", dir=cache))
+                build_test_corpus(source, staging)
+                staging.rename(final)   # atomic: a reader sees the whole corpus or none
     return final
 
 
@@ -346,13 +357,34 @@ def vllm_env():
             os.environ[k] = v
 
 
+TINY_MODEL_PACKAGES = ("torch", "transformers", "tokenizers")
+
+
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory) -> Path:
-    """Built once per session; GD_ASSETS_TINY_MODEL_DIR keeps one between local runs."""
+    """Trained once per key (its code and the versions of the packages that train it: seeded, so an equal
+    key is an equal model) and kept in the test cache; GD_ASSETS_TINY_MODEL_DIR names a folder to use."""
+    from importlib.metadata import version
+
     from tinymodel import build_tiny_model
 
     folder = os.environ.get("GD_ASSETS_TINY_MODEL_DIR")
-    return build_tiny_model(Path(folder) if folder else tmp_path_factory.mktemp("tiny-model"))
+    if folder:
+        return build_tiny_model(Path(folder))
+    cache = test_cache()
+    if cache is None:
+        return build_tiny_model(tmp_path_factory.mktemp("tiny-model"))
+    digest = hashlib.sha256((REPO / "tests" / "tinymodel.py").read_bytes())
+    for package in TINY_MODEL_PACKAGES:
+        digest.update(f"{package}={version(package)}".encode())
+    final = cache / f"tiny-model-{digest.hexdigest()[:16]}"
+    if not (final / "config.json").exists():
+        with exclusive(cache / f".{final.name}.lock"):
+            if not (final / "config.json").exists():
+                staging = Path(tempfile.mkdtemp(prefix=".training-", dir=cache))
+                build_tiny_model(staging)
+                staging.rename(final)
+    return final
 
 
 @pytest.fixture(scope="session")
@@ -385,3 +417,12 @@ def vllm_server(vllm_env, tiny_model, tmp_path_factory):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+# --- order (scripts/test.sh runs the suite on several processes with pytest-xdist) --------------------
+
+
+def pytest_collection_modifyitems(config, items):
+    """The slow tests first: handed out one at a time (`--maxschedchunk 1`), they are shared among the
+    processes instead of one process finishing the longest alone while the others are idle."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
