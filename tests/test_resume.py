@@ -23,9 +23,9 @@ FUNCTIONS = 10
 FILES = 30
 
 
-def write_project(folder) -> None:
+def write_project(folder, files: int = FILES) -> None:
     folder.mkdir()
-    for f in range(FILES):
+    for f in range(files):
         body = ["extends KinematicBody2D", ""]
         for i in range(FUNCTIONS):
             body += [f"func step_{i}(delta):", f"\tvar v = Vector2({i}, {f})", "\tv = move_and_slide(v)",
@@ -101,14 +101,17 @@ def evidence_count(instance: dg.DagsterInstance) -> int:
 def test_an_interrupted_analysis_shows_progress_and_says_how_to_resume(analysis_home, tmp_path):
     """While it runs, `status` counts fragments whose evidence is in as running, never "0 done, 0 running";
     stopped with Ctrl-C (SIGINT) or SIGTERM, `analyze` prints one line saying how to resume, no traceback."""
+    # Large enough that what is left after the first batch outlasts the `status` call below on a busy
+    # machine (the first batch is 64 fragments, then 128, 256 and the rest: 660 fragments in four).
+    files = 2 * FILES
     project = tmp_path / "crowd"
-    write_project(project)
+    write_project(project, files)
     env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
     instance = orchestrate.instance()
     proc = subprocess.Popen([sys.executable, "-m", "gd_assets.cli", "analyze", str(project), "--json"], cwd=REPO,
                             env={**env, "GD_ASSETS_PROGRESS_EVERY": "0.5"}, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    total = FILES * (FUNCTIONS + 1)
+    total = files * (FUNCTIONS + 1)
     try:
         deadline = time.monotonic() + 600
         while evidence_count(instance) < 64:
