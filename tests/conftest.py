@@ -18,6 +18,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -36,12 +37,28 @@ def test_cache() -> Path | None:
 
 @contextlib.contextmanager
 def exclusive(lock: Path):
-    """Held by one process at a time (pytest-xdist's workers, or two sessions): the first builds what is
-    missing under it, the others wait and then find it built."""
+    """Held by one process at a time (pytest-xdist's workers, or two sessions)."""
     lock.parent.mkdir(parents=True, exist_ok=True)
     with lock.open("w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield
+
+
+def built_once(final: Path, build: Callable[[Path], object], done: str = "") -> Path:
+    """`final`, built by `build` into a staging folder and renamed into place (a reader sees all of it or
+    none) unless `final / done` is already there. One process builds under a lock; the others wait and
+    then find it built."""
+    if not (final / done).exists():
+        with exclusive(final.parent / f".{final.name}.lock"):
+            if not (final / done).exists():
+                staging = Path(tempfile.mkdtemp(prefix=f".{final.name}-", dir=final.parent))
+                try:
+                    build(staging)
+                except BaseException:
+                    shutil.rmtree(staging, ignore_errors=True)
+                    raise
+                staging.rename(final)
+    return final
 
 
 def fixture_path(name: str) -> Path:
@@ -77,18 +94,15 @@ def corpus_source() -> Path:
         pytest.fail(f"../shared/corpus is absent and the {adapter} sources could not be fetched: {error}")
     by_name = {s.name: Path(s.location) for s in sources}
     folder = root / f"corpus-source-{adapter}-{hashlib.sha256(repr(sorted(s.content_hash for s in sources)).encode()).hexdigest()[:12]}"
-    if not folder.exists():
-        staging = Path(tempfile.mkdtemp(prefix=".source-", dir=root))
+
+    def lay_out(staging: Path) -> None:
         for name in ("godot3_classes", "godot4_classes"):
             shutil.copytree(by_name[name], staging / name.replace("_", "-"), ignore=shutil.ignore_patterns("editor"))
         for name in ("rename_map", "converter_rules"):
             if name in by_name:
                 shutil.copy(by_name[name], staging / by_name[name].name)
-        try:
-            staging.rename(folder)
-        except OSError:
-            shutil.rmtree(staging, ignore_errors=True)  # another session laid out the same sources first
-    return folder
+
+    return built_once(folder, lay_out)
 
 
 UPSTREAM_CHANGE = "Upstream changed: ``yield`` is now written ``await`` everywhere."
@@ -214,14 +228,8 @@ def corpus_home(tmp_path_factory) -> Path:
         built = tmp_path_factory.mktemp("corpus-home")
         build_test_corpus(source, built)
         return built
-    final = cache / f"corpus-{corpus_key(source)}"
-    if not (final / "corpora.duckdb").exists():
-        with exclusive(cache / f".{final.name}.lock"):
-            if not (final / "corpora.duckdb").exists():
-                staging = Path(tempfile.mkdtemp(prefix=".building-", dir=cache))
-                build_test_corpus(source, staging)
-                staging.rename(final)   # atomic: a reader sees the whole corpus or none
-    return final
+    return built_once(cache / f"corpus-{corpus_key(source)}", lambda staging: build_test_corpus(source, staging),
+                      done="corpora.duckdb")
 
 
 @pytest.fixture
@@ -377,14 +385,7 @@ def tiny_model(tmp_path_factory) -> Path:
     digest = hashlib.sha256((REPO / "tests" / "tinymodel.py").read_bytes())
     for package in TINY_MODEL_PACKAGES:
         digest.update(f"{package}={version(package)}".encode())
-    final = cache / f"tiny-model-{digest.hexdigest()[:16]}"
-    if not (final / "config.json").exists():
-        with exclusive(cache / f".{final.name}.lock"):
-            if not (final / "config.json").exists():
-                staging = Path(tempfile.mkdtemp(prefix=".training-", dir=cache))
-                build_tiny_model(staging)
-                staging.rename(final)
-    return final
+    return built_once(cache / f"tiny-model-{digest.hexdigest()[:16]}", build_tiny_model, done="config.json")
 
 
 @pytest.fixture(scope="session")
