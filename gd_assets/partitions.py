@@ -37,7 +37,8 @@ def sync_fragment_partitions(instance: dg.DagsterInstance, project: str, keys: l
 def fragment_batches(keys: list[str], largest: int):
     """A fragment run's keys in batches that double from FIRST_BATCH up to `largest`: the first results
     are recorded soon, and a long run pays each batch's fixed costs (a store read and write, an event-log
-    read, an event-log transaction) once per `largest` fragments. A kill loses at most one batch."""
+    read, an event-log transaction) once per `largest` fragments. A kill loses at most the batch in hand
+    (the evidence step: the one it commits and the one it searches meanwhile)."""
     size, start = min(FIRST_BATCH, largest), 0
     while start < len(keys):
         yield keys[start:start + size]

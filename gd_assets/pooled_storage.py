@@ -9,7 +9,6 @@ These subclasses keep a small pool per storage and process, and change nothing t
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -19,7 +18,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import dagster
-from dagster._core.events import ASSET_EVENTS, AssetMaterializationPlannedData, DagsterEventType
+from dagster._core.events import ASSET_EVENTS, DagsterEventType
 from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.event_log.base import EventLogStorage
 from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
@@ -32,6 +31,8 @@ from dagster_postgres.utils import create_pg_engine, pg_url_from_config
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import SingletonThreadPool
+
+from gd_assets.event_templates import event_rows
 
 POOL = {"pool_size": 2, "max_overflow": 4, "pool_recycle": 3600, "pool_pre_ping": True}
 
@@ -137,48 +138,6 @@ class PooledRunStorage(PostgresRunStorage):
 def _one_run_of_asset_events(events: Sequence[EventLogEntry]) -> bool:
     return bool(events) and {e.run_id for e in events} == {events[0].run_id} and all(
         e.is_dagster_event and e.dagster_event_type in ASSET_EVENTS for e in events)
-
-
-# Stand-ins for the two values that differ between a run's planned materialisations of one asset.
-_PARTITION_MARK = "\x00gd-assets partition\x00"
-_TIMESTAMP_MARK = 1.0000000000000002e-300
-
-
-def event_rows(storage, events: Sequence[EventLogEntry]) -> list[dict[str, Any]]:
-    """The event log rows of `events` (`_event_to_row` of each). A run's planned materialisations of one
-    asset, one per partition, differ only in their partition and timestamp: the first is serialised with
-    stand-ins for both and the others are that text with their own values put in (about 7 x cheaper than
-    serialising each, byte for byte the same). An event that differs in anything else is serialised itself."""
-    marks = (json.dumps(_PARTITION_MARK), json.dumps(_TIMESTAMP_MARK))
-    rows: list[dict[str, Any]] = []
-    shape, template = None, None   # the last shape seen and its row (None: not usable as a template)
-    for entry in events:
-        shaped = _planned_shape(entry)
-        if shaped is not None and shaped != shape:
-            shape, row = shaped, storage._event_to_row(shaped)
-            template = row if all(row["event"].count(m) == 1 for m in marks) else None
-        if shaped is None or template is None:
-            rows.append(storage._event_to_row(entry))
-            continue
-        partition = entry.dagster_event.event_specific_data.partition
-        rows.append({**template, "partition": partition, "timestamp": storage._event_insert_timestamp(entry),
-                     "event": template["event"].replace(marks[0], json.dumps(partition))
-                                               .replace(marks[1], json.dumps(entry.timestamp))})
-    return rows
-
-
-def _planned_shape(event: EventLogEntry) -> EventLogEntry | None:
-    """A planned materialisation of one partition with the stand-ins in place of its partition and
-    timestamp (equal for every such event of a run and asset); None for any other event."""
-    dagster_event = event.dagster_event
-    if dagster_event is None or dagster_event.event_type_value != DagsterEventType.ASSET_MATERIALIZATION_PLANNED.value:
-        return None
-    data = dagster_event.event_specific_data
-    if not isinstance(data, AssetMaterializationPlannedData) or not isinstance(data.partition, str) or \
-            data.partitions_subset is not None or not isinstance(event.timestamp, float):
-        return None
-    return event._replace(timestamp=_TIMESTAMP_MARK, dagster_event=dagster_event._replace(
-        event_specific_data=data._replace(partition=_PARTITION_MARK)))
 
 
 class PooledEventLogStorage(BufferedMaterializations, KnownSchema, PostgresEventLogStorage):

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-from dagster._core.events import AssetMaterializationPlannedData, DagsterEvent
+from dagster._core.events import AssetMaterializationPlannedData, DagsterEvent, StepMaterializationData
 from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.partition_status_cache import AssetPartitionStatus
 
 from gd_assets import home
+from gd_assets.event_templates import event_rows
 from gd_assets.partitions import report_batch
-from gd_assets.pooled_storage import event_rows
 
 keys_def = dg.DynamicPartitionsDefinition(name="keys")
 KEYS = [f"k{i:02d}" for i in range(12)]
@@ -126,6 +126,36 @@ def test_planned_materialisations_are_serialised_byte_for_byte_as_dagster_does(g
                           step_key=None, job_name="job", dagster_event=None)
     mixed = events[:2] + [other] + events[2:]
     assert event_rows(storage, mixed) == [storage._event_to_row(e) for e in mixed]
+
+
+def test_reported_materialisations_are_serialised_byte_for_byte_as_dagster_does(gd_home):
+    """Reported materialisations of one shape are filled into one serialised template; each row must be
+    what Dagster's own `_event_to_row` gives, whatever their texts, numbers and tags hold."""
+    storage = home.dagster_instance().event_log_storage
+    texts = ["plain", 'ü "quoted" \\ back\n\ttab', "\x00gd-assets 0\x00", '"\x00gd-assets 1\x00"', "\u2028 \ud7ff",
+             "1.00013e-301", "7340031994610000002", "```gdscript\nfunc _ready():\n\tpass\n```"]
+    numbers = [0.5, 1 / 3, float("nan"), float("inf"), -0.0, 1e300, 7, -12, 2**70]
+    events = []
+    for i in range(60):
+        text = texts[i % len(texts)]
+        metadata = {"tracking": dg.MetadataValue.text(text), "fragment": dg.MetadataValue.md(texts[(i * 3) % len(texts)]),
+                    "signal": ["godot3", "godot4", "neutral"][i % 3], "migration_needed": i % 2 == 0,
+                    "confidence": numbers[i % len(numbers)], "count": i, "nothing": None}
+        if i % 13 == 0:   # a value that is part of the shape
+            metadata["table"] = dg.MetadataValue.json({"i": i, "text": text})
+        made = dg.AssetMaterialization(asset_key="fragment_judgement", partition=f"p/{text}.gd::f{i}", metadata=metadata,
+                                       tags={"dagster/data_version": f"v{i}-{text}", "dagster/code_version": "judgement-1"})
+        event = DagsterEvent(event_type_value=dg.DagsterEventType.ASSET_MATERIALIZATION.value, job_name="job",
+                             step_key="fragment_judgement", event_specific_data=StepMaterializationData(made),
+                             message="Materialized value fragment_judgement.", pid=7)
+        events.append(EventLogEntry(error_info=None, level=10, user_message="", run_id="run-1", timestamp=1.7e9 + i / 7,
+                                    step_key="fragment_judgement", job_name="job", dagster_event=event))
+    other = EventLogEntry(error_info=None, level=20, user_message="hello", run_id="run-1", timestamp=1.7e9,
+                          step_key=None, job_name="job", dagster_event=None)
+    mixed = events[:30] + [other] + events[30:]
+    assert event_rows(storage, mixed) == [storage._event_to_row(e) for e in mixed]
+    templates = [t for t in storage._event_templates.values() if t is not None and t[1] is not None]
+    assert templates, "no event was filled from a template"
 
 
 def test_a_home_made_with_the_stock_storage_keeps_its_history(gd_home, monkeypatch):

@@ -5,6 +5,7 @@ materialisation is recorded the moment its batch is committed, so a crash loses 
 """
 
 import datetime as dt
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Iterator
 
 import dagster as dg
@@ -103,22 +104,26 @@ def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig,
     engine = load_surface(str(retrieval_index.corpus_path()))
     contexts: dict[str, tuple] = {}  # project -> (context, version)
     project_inputs: dict[str, dict] = {}  # project -> its fragments' and symbols' (data version, storage id)
-    done = 0
-    for batch in fragment_batches(keys, config.batch_size):
+
+    def read_batch(batch: list[str], remain: int) -> tuple[list[dict], dict]:
+        """A batch's fragments with their place in the project, and what was searched before."""
         with store.session():  # this batch's reads share one connection
             frags = store.fragments_by_key(batch).to_dicts()
             missing = set(batch) - {f["key"] for f in frags}
             if missing:
                 raise dg.Failure(f"{len(missing)} fragment partitions have no fragment row (e.g. {sorted(missing)[0]}): "
                                  "re-run `fragments` for their project")
-            context.log.info("on " + ", ".join(place(f, short=True) for f in frags) + f"; {len(keys) - done - len(frags)} remain after these")
+            context.log.info("on " + ", ".join(place(f, short=True) for f in frags) + f"; {remain} remain after these")
             for frag in frags:
                 if frag["project"] not in contexts:
                     known = store.project_context_row(frag["project"])
                     contexts[frag["project"]] = (load_context(frag["project"]), known["version"] if known else None)
                 frag["scope"] = Scope.of(contexts[frag["project"]][0], frag["path"], frag["symbol"], engine)
-            known = searched_before(batch, corpus_version, index.version, config.request)
-        found = gather_evidence(frags, index, PARAMS, config.request, known)
+            return frags, searched_before(batch, corpus_version, index.version, config.request)
+
+    def record(batch: list[str], frags: list[dict], known: dict, search: Future) -> Iterator[dg.AssetMaterialization]:
+        """A searched batch's rows committed, then its materialisations reported."""
+        found = search.result()
         if known:
             context.log.info(f"{sum(f['key'] in known for f in frags)} of these kept their candidates "
                              "(same query; only their project context changed)")
@@ -141,4 +146,17 @@ def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig,
                 asset_key=context.asset_key, partition=frag["key"], metadata=debug_metadata(frag, ev),
                 tags=lineage_tags(CODE_VERSION, row["data_version"], inputs)))
         yield from report_batch(context, made)
-        done += len(frags)
+
+    # Each batch is searched in a thread while the one before is committed and reported (the search is
+    # mostly numpy and the commit DuckDB, which let the other thread run): a kill loses those two at most.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="evidence-search") as searcher:
+        searching, done = None, 0
+        for batch in fragment_batches(keys, config.batch_size):
+            done += len(batch)
+            frags, known = read_batch(batch, len(keys) - done)
+            previous, searching = searching, (batch, frags, known, searcher.submit(
+                gather_evidence, frags, index, PARAMS, config.request, known))
+            if previous:
+                yield from record(*previous)
+        if searching:
+            yield from record(*searching)

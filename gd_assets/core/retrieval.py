@@ -68,6 +68,14 @@ def _best(scores: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
     return np.take_along_axis(rows, np.argpartition(values, -k, axis=1)[:, -k:], axis=1)
 
 
+def _members(rows: np.ndarray, sorted_unique: np.ndarray) -> np.ndarray:
+    """`np.isin(rows, sorted_unique)` for a sorted array of distinct values, by binary search."""
+    if len(sorted_unique) == 0:
+        return np.zeros(len(rows), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_unique, rows), len(sorted_unique) - 1)
+    return sorted_unique[at] == rows
+
+
 @dataclass(frozen=True)
 class Query:
     """What the retriever gets for one fragment: cue terms for BM25, a text for the dense side."""
@@ -293,7 +301,7 @@ class CorpusIndex:
         best = top if top > 0 else max(float(scores.max()), 1e-9)
         rank_term = np.where(sparse_rank > 0, params.rrf_k / (params.rrf_k + np.maximum(sparse_rank, 1) - 1), 0.0)
         score = params.w_dense * dense + params.w_sparse * (sparse / best) + params.w_rank * rank_term
-        score = score + params.w_exact_hit * np.isin(rows, exact)
+        score = score + params.w_exact_hit * _members(rows, exact)
         return _Pool(rows, sparse, sparse_rank, dense.astype(np.float64), score, np.full(len(rows), -1))
 
     def _follow_links(self, pool: _Pool, s_rows: np.ndarray, scores: np.ndarray, qvec: np.ndarray,
@@ -374,21 +382,21 @@ class CorpusIndex:
         columns = self._take(np.concatenate([c.rows for c in chosen]), ("table", "id", "title", "text"))
         vias = np.concatenate([c.via for c in chosen])
         via_ids = self._take(np.maximum(vias, 0), ("id",))["id"]
+        # every pool's values as Python numbers at once (numpy scalars one by one cost more than the rows)
+        sparse, dense, score = ([round(x, 4) for x in np.concatenate([getattr(c, name) for c in chosen]).tolist()]
+                                for name in ("sparse", "dense", "score"))
+        sparse_rank = np.concatenate([c.sparse_rank for c in chosen]).tolist()
+        table_rank = np.concatenate([c.table_rank for c in chosen]).tolist()
         out: list[list[Candidate]] = []
         at = 0
         for c in chosen:
-            cands = []
-            for r in range(len(c.rows)):
-                i = at + r
-                cands.append(Candidate(
-                    rank=r + 1, table=columns["table"][i], id=columns["id"][i], title=columns["title"][i],
-                    text=columns["text"][i], sparse_score=round(float(c.sparse[r]), 4),
-                    sparse_rank=int(c.sparse_rank[r]) or None, dense_score=round(float(c.dense[r]), 4),
-                    score=round(float(c.score[r]), 4), table_rank=int(c.table_rank[r]),
-                    via=via_ids[i] if vias[i] >= 0 else None,
-                ))
+            out.append([Candidate(
+                rank=i - at + 1, table=columns["table"][i], id=columns["id"][i], title=columns["title"][i],
+                text=columns["text"][i], sparse_score=sparse[i], sparse_rank=sparse_rank[i] or None,
+                dense_score=dense[i], score=score[i], table_rank=table_rank[i],
+                via=via_ids[i] if vias[i] >= 0 else None,
+            ) for i in range(at, at + len(c.rows))])
             at += len(c.rows)
-            out.append(cands)
         return out
 
     def _take(self, positions: np.ndarray, names: tuple[str, ...]) -> dict[str, list]:

@@ -9,6 +9,7 @@ one fragment (a safety net turns anything left over into an `unparsed` fragment)
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -45,9 +46,21 @@ class _Unit:
     nodes: list[ts.Node] = field(default_factory=list)
 
 
-@lru_cache(maxsize=1)
+_parsers = threading.local()
+
+
 def gdscript_parser() -> ts.Parser:
-    return ts.Parser(ts.Language(tsg.language()))
+    """This thread's parser: a tree-sitter parser is not to be used by two threads at once (the
+    evidence step searches one batch in a thread while the next is read in)."""
+    parser = getattr(_parsers, "parser", None)
+    if parser is None:
+        parser = _parsers.parser = ts.Parser(_language())
+    return parser
+
+
+@lru_cache(maxsize=1)
+def _language() -> ts.Language:
+    return ts.Language(tsg.language())
 
 
 def descendants(node: ts.Node, include_self: bool = True):
