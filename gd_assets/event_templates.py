@@ -125,7 +125,7 @@ class _Template:
 def event_rows(storage, events: Sequence[EventLogEntry]) -> list[dict[str, Any]]:
     """The event log rows of `events`, each equal to `storage._event_to_row(event)`. A shape seen before in
     this storage is filled from its template (made on its second sighting, so a one-off costs nothing more)."""
-    shapes: dict[str, tuple[dict, _Template] | None] = storage.__dict__.setdefault("_event_templates", {})
+    shapes: dict[str, tuple[dict, _Template | None] | None] = storage.__dict__.setdefault("_event_templates", {})
     rows: list[dict[str, Any]] = []
     for entry in events:
         shaped = _shape(entry)
