@@ -157,6 +157,10 @@ class PooledEventLogStorage(BufferedMaterializations, KnownSchema, PostgresEvent
                                event_rows(self, events)).scalars().all()
             _store_index(self, conn, events, ids)
 
+    def prepare_insert_event_batch(self, events: Sequence[EventLogEntry]) -> Any:
+        """dagster-postgres' insert of a batch of reported materialisations, its rows from `event_rows`."""
+        return SqlEventLogStorageTable.insert().values(event_rows(self, events))
+
 
 class PooledScheduleStorage(PostgresScheduleStorage):
     @classmethod
