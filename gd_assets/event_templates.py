@@ -2,7 +2,7 @@
 
 A fragment run records one planned and one reported materialisation per fragment, and Dagster serialises
 each whole (`serialize_value`: every namedtuple packed into a dict, then `json.dumps(sort_keys=True)`):
-about half a millisecond for a reported one with its metadata, more than judging the fragment. Events of
+0.2-0.5 ms for a reported one with its metadata, more than judging the fragment (0.06 ms from a template). Events of
 one asset in one run differ only in their values (partition, timestamp, tags, metadata texts and numbers).
 So an event's values are swapped for unique stand-ins, that shape is serialised once, and every later event
 of the same shape is the shape's text with its own values' JSON in the stand-ins' places. An event of any
