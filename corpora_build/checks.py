@@ -98,7 +98,7 @@ def scene_property_problems(con, surface) -> list[tuple]:
     "Every scene-property row names a property of its Godot 3 class and one of the class Godot 4 renamed it to."))
 def scene_properties_in_surfaces() -> dg.AssetCheckResult:
     with connect(corpora_db_path(), read_only=True) as con:
-        problems = scene_property_problems(con, load_surface(str(corpora_db_path()), "check"))
+        problems = scene_property_problems(con, load_surface(str(corpora_db_path())))
     return _result(not problems, problems=len(problems), offending=_table_md(problems, ("id", "class", "name", "problem")))
 
 

@@ -4,21 +4,26 @@
 # is built once per key (about a minute), and Godot 4 for the verify tests once per machine (about a minute).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Godot 4 for the verify tests (Debian sid's package in a root under the test cache, built once), built
+# while pip installs: one waits on the network and unpacks packages as much as the other.
+if [ -z "${GODOT4:-}" ]; then
+  godot_out=$(mktemp) godot_log=$(mktemp)
+  ./scripts/install-godot.sh >"$godot_out" 2>"$godot_log" &
+  godot_pid=$!
+fi
 ./scripts/install.sh
+# When Godot 4 cannot be had, its reason goes to the tests, which fail with it instead of skipping.
+if [ -n "${godot_pid:-}" ]; then
+  if wait "$godot_pid"; then
+    export GODOT4="$(cat "$godot_out")"
+  else
+    export GD_ASSETS_GODOT_MISSING="scripts/install-godot.sh failed: $(tail -n 3 "$godot_log" | tr '\n' ' ')"
+  fi
+  rm -f "$godot_out" "$godot_log"
+fi
 # The Postgres tests start their own cluster with `gd-assets db start`: it needs the server programs.
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null; then
   if [ "$(id -u)" = 0 ]; then apt-get update -q >/dev/null && apt-get install -y -q postgresql >/dev/null; else echo "no PostgreSQL: its tests skip"; fi
-fi
-# Godot 4 for the verify tests (Debian sid's package in a root under the test cache, built once). When it
-# cannot be had, its reason goes to the tests, which fail with it instead of skipping.
-if [ -z "${GODOT4:-}" ]; then
-  log=$(mktemp)
-  if godot=$(./scripts/install-godot.sh 2>"$log"); then
-    export GODOT4="$godot"
-  else
-    export GD_ASSETS_GODOT_MISSING="scripts/install-godot.sh failed: $(tail -n 3 "$log" | tr '\n' ' ')"
-  fi
-  rm -f "$log"
 fi
 . .venv/bin/activate
 export VLLM_CPU_KVCACHE_SPACE=1 VLLM_ENABLE_V1_MULTIPROCESSING=0

@@ -206,7 +206,7 @@ def test_scene_property_rows_name_real_properties_of_both_references(corpus_home
     name one of the class it becomes in 4.x (what the `scene_properties_in_surfaces` check asserts)."""
     db = corpus_home / "corpora.duckdb"
     with connect(db, read_only=True) as con:
-        assert scene_property_problems(con, load_surface(str(db), "test")) == []
+        assert scene_property_problems(con, load_surface(str(db))) == []
         rows = dict(con.execute("SELECT id, title FROM api_mapping WHERE source = 'scene_property'").fetchall())
     assert rows["map:scene:Label.align"] == "Label.align -> horizontal_alignment (scene property)"
     assert rows["map:scene:Camera2D.zoom"] == "Camera2D.zoom -> zoom (value: reciprocal) (scene property)"

@@ -82,6 +82,24 @@ def test_context_survives_its_rows():
     assert again.engine_version("player.gd") == "3"
 
 
+def test_the_surface_is_read_once_per_state_of_the_corpus_file(corpus_home, tmp_path):
+    """The evidence step, the judge and the rewrite share one read of the corpus; a rebuilt corpus is read anew."""
+    import shutil
+
+    import duckdb
+
+    db = tmp_path / "corpora.duckdb"
+    shutil.copy(corpus_home / "corpora.duckdb", db)
+    first = load_surface(str(db))
+    assert load_surface(str(db)) is first
+    assert first.class_renames["KinematicBody2D"] == "CharacterBody2D"
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE api_mapping SET new_name = 'MovedBody2D' WHERE source = 'rename_map' "
+                    "AND category = 'class' AND old_name = 'KinematicBody2D'")
+    again = load_surface(str(db))
+    assert again is not first and again.class_renames["KinematicBody2D"] == "MovedBody2D"
+
+
 def test_receivers_resolve_project_and_engine_names(corpus_home):
     engine = load_surface(str(corpus_home / "corpora.duckdb"))
     ctx = context_of(GODOT4_PROJECT)

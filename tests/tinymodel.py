@@ -2,8 +2,10 @@
 
 A byte-level BPE tokenizer is trained on judge prompts, wrapped with a chat template, and a
 Llama of about 0.3M parameters (head size 32, the least CPU attention takes) is trained for a fixed
-number of seeded steps (about 30 s on two quiet cores) on schema-shaped answers so it closes its
-JSON and stops instead of looping: the same model on every machine, however busy. Its answers
+number of seeded steps on one thread (about 30 s) on schema-shaped answers so it closes its JSON and
+stops instead of looping: the same model on every machine, whatever its cores and however busy (a
+thread count changes the sums' order, and so the weights; threads waiting on each other on cores the
+suite's other processes share took minutes). Its answers
 mean nothing: tests check their structure only. `sample_inputs` gives realistic judge inputs.
 """
 
@@ -136,21 +138,33 @@ def build_tiny_model(folder: Path, steps: int = 800, seed: int = 0) -> Path:
                          bos_token_id=tok.eos_token_id)
     model = LlamaForCausalLM(config)
     optimizer = torch.optim.AdamW(model.parameters(), lr=5e-3)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        loss = _train(model, optimizer, rows, tok.pad_token_id, rng, steps)
+    finally:
+        torch.set_num_threads(threads)
+    logging.getLogger(__name__).info("tiny model: %d steps, last loss %.3f", steps, loss)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder
+
+
+def _train(model, optimizer, rows: list, pad: int, rng: random.Random, steps: int) -> float:
+    import torch
+
     for _ in range(steps):
         batch = rng.sample(rows, 8)
         width = max(len(ids) for _, ids, _ in batch)
-        ids = torch.tensor([i + [tok.pad_token_id] * (width - len(i)) for _, i, _ in batch])
+        ids = torch.tensor([i + [pad] * (width - len(i)) for _, i, _ in batch])
         labels = torch.tensor([la + [-100] * (width - len(la)) for _, _, la in batch])
         positions = torch.tensor([list(range(p, p + width)) for p, _, _ in batch])
         loss = model(input_ids=ids, position_ids=positions, labels=labels).loss
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-    logging.getLogger(__name__).info("tiny model: %d steps, last loss %.3f", steps, loss.item())
-    folder.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(folder)
-    tok.save_pretrained(folder)
-    return folder
+    return loss.item()
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ reference documents is Godot 3 evidence; one only the 4.x reference documents is
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -39,7 +40,6 @@ class Surface:
     # scene-property rows: (Godot 3 class, property) -> (Godot 4 property, value rule)
     scene_properties: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     scene_classes: dict[str, str] = field(default_factory=dict)  # a scene's Godot 3 class -> its Godot 4 class
-    version: str = ""
 
     def ancestors(self, version: str, cls: str) -> list[str]:
         """`cls` and the classes it inherits from, nearest first."""
@@ -178,10 +178,16 @@ def _arity(signature: str) -> tuple[int, int] | None:
     return (required, len(parts))
 
 
+def load_surface(corpus_db: str) -> Surface:
+    """The surface of a corpus DuckDB file, read once per process and state of the file: the evidence step,
+    the judge and the rewrite share one copy (about half a second to read), and a rebuilt file is read again."""
+    stat = os.stat(corpus_db)
+    return _read_surface(corpus_db, (stat.st_ino, stat.st_size, stat.st_mtime_ns))
+
+
 @lru_cache(maxsize=4)
-def load_surface(corpus_db: str, version: str = "") -> Surface:
-    """Read the surface from the corpus DuckDB file (cached per file and corpus version)."""
-    surface = Surface(version=version)
+def _read_surface(corpus_db: str, _state: tuple[int, int, int]) -> Surface:
+    surface = Surface()
     members: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     with duck.connect(Path(corpus_db), read_only=True) as con:
         rows = con.execute(

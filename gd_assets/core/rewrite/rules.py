@@ -381,7 +381,7 @@ def _classes(context: str | None) -> tuple[str, ...]:
 @lru_cache(maxsize=4)
 def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
     """The rename rows and rule citations of a corpus file (cached per file and corpus version)."""
-    rules = RewriteRules(load_surface(corpus_db, version))
+    rules = RewriteRules(load_surface(corpus_db))
     with duck.connect(Path(corpus_db), read_only=True) as con:
         rows = con.execute(
             "SELECT id, category, old_name, new_name, class_context, ambiguous, title FROM api_mapping "
