@@ -143,7 +143,7 @@ def event_rows(storage, events: Sequence[EventLogEntry]) -> list[dict[str, Any]]
         if shapes[key] is None:
             row = storage._event_to_row(shape)
             template = _Template(row["event"], stand.marks)
-            shapes[key] = (row, template) if template.usable else (row, None)
+            shapes[key] = (row, template if template.usable else None)
         row, template = shapes[key]
         if template is None:
             rows.append(storage._event_to_row(entry))
