@@ -28,8 +28,12 @@ fi
 . .venv/bin/activate
 export VLLM_CPU_KVCACHE_SPACE=1 VLLM_ENABLE_V1_MULTIPROCESSING=0
 ruff check gd_assets corpora_build tests bench eval
+# The test corpus and the tiny chat model, built side by side before the suite (once per key, in the test
+# cache): inside it, the first test needing one builds it while the other processes wait.
+python tests/prepare.py
 # The suite on several processes (pytest-xdist): part of it waits on Dagster's daemon, servers and
-# subprocesses, so it runs one more process than there are cores (at most 8). The slow
-# tests are handed out first, one at a time (tests/conftest.py). GD_ASSETS_TEST_PROCESSES=0: one process.
+# subprocesses, so it runs one more process than there are cores (at most 8). The slow tests are handed
+# out first; tests of one group (`xdist_group`: one vLLM server, the UI's backfill daemon) run in one
+# process (tests/conftest.py). GD_ASSETS_TEST_PROCESSES=0: one process.
 processes=${GD_ASSETS_TEST_PROCESSES:-$(( $(nproc) + 1 < 8 ? $(nproc) + 1 : 8 ))}
-python -m pytest -q -ra --durations=15 -n "$processes" --maxschedchunk 1 "$@"
+python -m pytest -q -ra --durations=15 -n "$processes" --dist loadgroup "$@"

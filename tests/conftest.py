@@ -209,14 +209,13 @@ def build_test_corpus(source: Path, home: Path) -> None:
     shutil.rmtree(home / "dagster", ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
-def corpus_home(tmp_path_factory) -> Path:
+def built_corpus_home() -> Path:
     """A corpus (tables + index) built from `corpus_source()` through Dagster, once per key.
 
     Building it takes about a minute with the static embedder (half an hour with GD_ASSETS_EMBEDDER=minilm), so a built
     corpus is kept under GD_ASSETS_TEST_CACHE (default ~/.cache/gd-assets-tests) by `corpus_key`:
     any change to the corpus code, the sources, the embedder or the package versions builds anew.
-    GD_ASSETS_TEST_CACHE=off builds in the session's temporary folder every time;
+    GD_ASSETS_TEST_CACHE=off builds in a temporary folder every time;
     GD_ASSETS_TEST_CORPUS_HOME reuses one built earlier.
     """
     reuse = os.environ.get("GD_ASSETS_TEST_CORPUS_HOME")
@@ -225,11 +224,17 @@ def corpus_home(tmp_path_factory) -> Path:
     source = corpus_source()
     cache = test_cache()
     if cache is None:
-        built = tmp_path_factory.mktemp("corpus-home")
+        built = Path(tempfile.mkdtemp(prefix="gd-assets-corpus-home-"))
         build_test_corpus(source, built)
         return built
     return built_once(cache / f"corpus-{corpus_key(source)}", lambda staging: build_test_corpus(source, staging),
                       done="corpora.duckdb")
+
+
+@pytest.fixture(scope="session")
+def corpus_home() -> Path:
+    """The session's corpus (`built_corpus_home`)."""
+    return built_corpus_home()
 
 
 @pytest.fixture
@@ -368,10 +373,10 @@ def vllm_env():
 TINY_MODEL_PACKAGES = ("torch", "transformers", "tokenizers")
 
 
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory) -> Path:
-    """Trained once per key (its code and the versions of the packages that train it: seeded, so an equal
-    key is an equal model) and kept in the test cache; GD_ASSETS_TINY_MODEL_DIR names a folder to use."""
+def built_tiny_model() -> Path:
+    """The tiny chat model, trained once per key (its code and the versions of the packages that train it:
+    seeded, so an equal key is an equal model) and kept in the test cache; GD_ASSETS_TINY_MODEL_DIR names
+    a folder to use."""
     from importlib.metadata import version
 
     from tinymodel import build_tiny_model
@@ -381,11 +386,17 @@ def tiny_model(tmp_path_factory) -> Path:
         return build_tiny_model(Path(folder))
     cache = test_cache()
     if cache is None:
-        return build_tiny_model(tmp_path_factory.mktemp("tiny-model"))
+        return build_tiny_model(Path(tempfile.mkdtemp(prefix="gd-assets-tiny-model-")))
     digest = hashlib.sha256((REPO / "tests" / "tinymodel.py").read_bytes())
     for package in TINY_MODEL_PACKAGES:
         digest.update(f"{package}={version(package)}".encode())
     return built_once(cache / f"tiny-model-{digest.hexdigest()[:16]}", build_tiny_model, done="config.json")
+
+
+@pytest.fixture(scope="session")
+def tiny_model() -> Path:
+    """The session's tiny chat model (`built_tiny_model`)."""
+    return built_tiny_model()
 
 
 @pytest.fixture(scope="session")
@@ -420,10 +431,18 @@ def vllm_server(vllm_env, tiny_model, tmp_path_factory):
             proc.wait()
 
 
-# --- order (scripts/test.sh runs the suite on several processes with pytest-xdist) --------------------
+# --- order (scripts/test.sh runs the suite on several processes with pytest-xdist's loadgroup) ----------
+
+# Tests using a session server of the same group run in one process, so the server starts once.
+SERVER_GROUPS = {"vllm_server": "vllm-server"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's worker reads the groups
 def pytest_collection_modifyitems(config, items):
-    """The slow tests first: handed out one at a time (`--maxschedchunk 1`), they are shared among the
-    processes instead of one process finishing the longest alone while the others are idle."""
+    """The slow tests first, so that the processes share them instead of one finishing the longest alone
+    while the others are idle; the tests of one server share a group (`xdist_group`, read by loadgroup)."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    for item in items:
+        for fixture, group in SERVER_GROUPS.items():
+            if fixture in item.fixturenames and not item.get_closest_marker("xdist_group"):
+                item.add_marker(pytest.mark.xdist_group(group))

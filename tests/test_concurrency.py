@@ -22,6 +22,10 @@ pytestmark = pytest.mark.slow
 RANGE_START = "dagster/asset_partition_range_start"
 
 
+# The two deployments whose parts differ: sqlite's instance with the DuckDB store, PostgreSQL's instance with
+# DuckLake. `postgres` (PostgreSQL's instance with the DuckDB store) is made of one part of each, and each
+# part's locking is what this test puts under load, so it adds a third run of the heaviest test and no case.
+@pytest.mark.parametrize("deployment", ["sqlite", "ducklake"], indirect=True)
 def test_two_analyses_one_on_three_workers_and_a_corpus_refresh_run_at_once(analysis_home, deployment, corpus_home,
                                                                              tmp_path):
     """`analyze` of one project, `analyze --workers 3` of another and a refresh of the corpus they both read,
