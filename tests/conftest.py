@@ -433,16 +433,25 @@ def vllm_server(vllm_env, tiny_model, tmp_path_factory):
 
 # --- order (scripts/test.sh runs the suite on several processes with pytest-xdist's loadgroup) ----------
 
-# Tests using a session server of the same group run in one process, so the server starts once.
+# Tests of one group run in one process, one after another: the tests of one session server, so that it
+# starts once, and the UI's backfill test, which mostly waits on the backfill daemon's 30-s tick (three of
+# them: evidence, judgement, done), so that its three deployments wait while the other processes work.
 SERVER_GROUPS = {"vllm_server": "vllm-server"}
+WAITING_GROUPS = {"tests/test_ui.py::test_backfill_from_the_ui_judges_the_new_fragment": "ui-backfill"}
+
+
+def _group(item) -> str | None:
+    servers = [group for fixture, group in SERVER_GROUPS.items() if fixture in item.fixturenames]
+    return WAITING_GROUPS.get(item.nodeid.split("[")[0]) or next(iter(servers), None)
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's worker reads the groups
 def pytest_collection_modifyitems(config, items):
     """The slow tests first, so that the processes share them instead of one finishing the longest alone
-    while the others are idle; the tests of one server share a group (`xdist_group`, read by loadgroup)."""
+    while the others are idle; each test of a group gets its `xdist_group` (read by loadgroup, which hands
+    out the groups first)."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
     for item in items:
-        for fixture, group in SERVER_GROUPS.items():
-            if fixture in item.fixturenames and not item.get_closest_marker("xdist_group"):
-                item.add_marker(pytest.mark.xdist_group(group))
+        group = _group(item)
+        if group and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(group))

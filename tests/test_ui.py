@@ -270,9 +270,6 @@ def test_ui_shows_partitions_debug_view_and_backfills_missing_fragments(analysed
     assert sorted(a["path"][0] for a in backfill["assetSelection"]) == ["fragment_evidence", "fragment_judgement"]
 
 
-# Most of it is waiting on the backfill daemon's 30-s tick (three ticks: evidence, judgement, done): its three
-# deployments run one after another in one process while the others use the cores.
-@pytest.mark.xdist_group("ui-backfill")
 def test_backfill_from_the_ui_judges_the_new_fragment(analysed, ui, tmp_path):
     ui.wait_until_loaded(START_SECONDS)
     new_key = add_a_function(ui, tmp_path, analysed)
