@@ -102,8 +102,9 @@ def test_an_interrupted_analysis_shows_progress_and_says_how_to_resume(analysis_
     """While it runs, `status` counts fragments whose evidence is in as running, never "0 done, 0 running";
     stopped with Ctrl-C (SIGINT) or SIGTERM, `analyze` prints one line saying how to resume, no traceback."""
     # Large enough that what is left after the first batch outlasts the `status` call below on a busy
-    # machine (the first batch is 64 fragments, then 128, 256 and the rest: 660 fragments in four).
-    files = 2 * FILES
+    # machine (the first batch is 64 fragments, then 128, 256 and the rest: 1,320 fragments in four; with
+    # 660 the rest took less than the call on a busy machine, and the test skipped).
+    files = 4 * FILES
     project = tmp_path / "crowd"
     write_project(project, files)
     env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
