@@ -209,13 +209,17 @@ def build_test_corpus(source: Path, home: Path) -> None:
     shutil.rmtree(home / "dagster", ignore_errors=True)
 
 
-def built_corpus_home() -> Path:
+def _new_folder(name: str) -> Path:
+    return Path(tempfile.mkdtemp(prefix=f"gd-assets-{name}-"))
+
+
+def built_corpus_home(scratch: Callable[[str], Path] | None = None) -> Path:
     """A corpus (tables + index) built from `corpus_source()` through Dagster, once per key.
 
     Building it takes about a minute with the static embedder (half an hour with GD_ASSETS_EMBEDDER=minilm), so a built
     corpus is kept under GD_ASSETS_TEST_CACHE (default ~/.cache/gd-assets-tests) by `corpus_key`:
     any change to the corpus code, the sources, the embedder or the package versions builds anew.
-    GD_ASSETS_TEST_CACHE=off builds in a temporary folder every time;
+    GD_ASSETS_TEST_CACHE=off builds in a temporary folder (`scratch`, else a new one) every time;
     GD_ASSETS_TEST_CORPUS_HOME reuses one built earlier.
     """
     reuse = os.environ.get("GD_ASSETS_TEST_CORPUS_HOME")
@@ -224,7 +228,7 @@ def built_corpus_home() -> Path:
     source = corpus_source()
     cache = test_cache()
     if cache is None:
-        built = Path(tempfile.mkdtemp(prefix="gd-assets-corpus-home-"))
+        built = (scratch or _new_folder)("corpus-home")
         build_test_corpus(source, built)
         return built
     return built_once(cache / f"corpus-{corpus_key(source)}", lambda staging: build_test_corpus(source, staging),
@@ -232,9 +236,9 @@ def built_corpus_home() -> Path:
 
 
 @pytest.fixture(scope="session")
-def corpus_home() -> Path:
-    """The session's corpus (`built_corpus_home`)."""
-    return built_corpus_home()
+def corpus_home(tmp_path_factory) -> Path:
+    """The session's corpus (`built_corpus_home`; uncached, in the session's temporary folder)."""
+    return built_corpus_home(tmp_path_factory.mktemp)
 
 
 @pytest.fixture
@@ -373,7 +377,7 @@ def vllm_env():
 TINY_MODEL_PACKAGES = ("torch", "transformers", "tokenizers")
 
 
-def built_tiny_model() -> Path:
+def built_tiny_model(scratch: Callable[[str], Path] | None = None) -> Path:
     """The tiny chat model, trained once per key (its code and the versions of the packages that train it:
     seeded, so an equal key is an equal model) and kept in the test cache; GD_ASSETS_TINY_MODEL_DIR names
     a folder to use."""
@@ -386,7 +390,7 @@ def built_tiny_model() -> Path:
         return build_tiny_model(Path(folder))
     cache = test_cache()
     if cache is None:
-        return build_tiny_model(Path(tempfile.mkdtemp(prefix="gd-assets-tiny-model-")))
+        return build_tiny_model((scratch or _new_folder)("tiny-model"))
     digest = hashlib.sha256((REPO / "tests" / "tinymodel.py").read_bytes())
     for package in TINY_MODEL_PACKAGES:
         digest.update(f"{package}={version(package)}".encode())
@@ -394,9 +398,9 @@ def built_tiny_model() -> Path:
 
 
 @pytest.fixture(scope="session")
-def tiny_model() -> Path:
-    """The session's tiny chat model (`built_tiny_model`)."""
-    return built_tiny_model()
+def tiny_model(tmp_path_factory) -> Path:
+    """The session's tiny chat model (`built_tiny_model`; uncached, in the session's temporary folder)."""
+    return built_tiny_model(tmp_path_factory.mktemp)
 
 
 @pytest.fixture(scope="session")
