@@ -26,7 +26,7 @@ from pathlib import Path
 
 from trees import cache_root, extract
 
-from gd_assets.core import verify
+from gd_assets.core import engines, verify
 
 MIRRORS = "/work/.mirror"
 # name: (mirror, Godot 3 commit, the human port's commit, project folder)
@@ -57,7 +57,7 @@ def tree(mirror: str, ref: str, subpath: str) -> Path:
             os.environ["GD_EVAL_CACHE"] = saved
 
 
-def converted(godot: verify.Godot, name: str, source: Path, commit: str) -> Path:
+def converted(godot: engines.Godot, name: str, source: Path, commit: str) -> Path:
     """`--convert-3to4` of a copy of `source`, cached by commit."""
     out = cache_root() / "converted" / f"{name}-{commit}"
     if (out / ".converted").exists():
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--closure", action="store_true",
                         help="also analyse our copy again: verdict, and flagged fragments no manual item covers")
     args = parser.parse_args(argv)
-    godot = verify.find_godot(args.godot)
+    godot = engines.find_godot(args.godot)
     results: dict[str, dict[str, dict]] = {}
     problems: dict[str, dict[str, list]] = {}
     closures: dict[str, dict] = {}
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
                           file=sys.stderr)
             else:
                 folder = converted(godot, name, gd3, ref3) if column == "converter" else gd4
-            report = verify.verify(folder, godot)
+            report, _ = verify.verify(folder, godot)
             results[name][column] = figures(report)
             problems[name][column] = [vars(p) for p in report.problems] + [
                 {"path": p, "kind": "failing", "message": e} for p, e in report.failing.items()]

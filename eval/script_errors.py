@@ -27,7 +27,7 @@ from pathlib import Path
 from godot4_ports import PORTS, tree
 from trees import cache_root
 
-from gd_assets.core import verify
+from gd_assets.core import engines, verify
 from gd_assets.core.codec import judge_input
 from gd_assets.core.cues import DEFAULT_REQUEST, extract_cues
 from gd_assets.core.fragments import file_functions, fragment_rows
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=15, help="error shapes shown per cause")
     parser.add_argument("--json", type=Path, help="write every attributed error here")
     args = parser.parse_args(argv)
-    godot = verify.find_godot(args.godot)
+    godot = engines.find_godot(args.godot)
     rules = load_rules(str(Path(args.home) / "corpora.duckdb"))
     totals, causes, shapes, dump = Counter(), defaultdict(Counter), Counter(), {}
     print(f"{'project':<20}{'scripts failing':>18}{'of them only through another':>30}")
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         mirror, ref3, _, sub = PORTS[name]
         out = cache_root() / "compile-check" / name
         frags, judged, rewrites, originals, migrated = migrate_core(name, tree(mirror, ref3, sub), out, rules)
-        report = verify.verify(out, godot)
+        report, _ = verify.verify(out, godot)
         renames = {migrated_path(p): p for p in originals if migrated_path(p) != p}
         attributed = verify.attribute(report.problems, originals, migrated, renames, frags, rewrites, judged)
         failing = {p: m for p, m in report.failing.items() if p.endswith(".gd")}

@@ -83,8 +83,8 @@ def cmd_migrate(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    return emit(views.verification_document(orchestrate.verify(args.project, args.godot)), args.json,
-                print_verification)
+    row = orchestrate.verify(args.project, args.godot, args.run, args.godot3, args.frames, args.scene_frames)
+    return emit(views.verification_document(row), args.json, print_verification)
 
 
 def cmd_show(args) -> int:
@@ -201,9 +201,20 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--patch", help="where to write the unified diff (default: <home>/migrations/<project>.patch)")
     p.add_argument("--judge", choices=judge_names(), help=judge_help)
     p = command("verify", cmd_verify, "run Godot 4 headless on a scratch copy of the migrated project: scripts "
-                "failing, scenes failing to load, properties dropped, input actions without a key", ("project", None))
+                "failing, scenes failing to load, properties dropped, input actions without a key; with --run, the "
+                "game itself beside the original in Godot 3.6", ("project", None))
     p.add_argument("--godot", metavar="PATH", help="a Godot 4 executable (default: $GODOT4, $GODOT, or godot4 / "
                    "godot on PATH); Godot runs the copy's tool scripts and autoloads, never the source's")
+    p.add_argument("--run", action="store_true",
+                   help="also run the game: the main scene for --frames frames at 60 fps (random seed fixed, no input), "
+                   "then each scene with a script alone; runtime errors, crashes and hangs traced to their fragment and "
+                   "edit, and the original run the same way in Godot 3 beside it. This runs all of the game's code: each "
+                   "engine runs sandboxed (bubblewrap, else unshare: no network, nothing writable but its scratch copy "
+                   "and home, 4 GiB of memory, a time limit)")
+    p.add_argument("--godot3", metavar="PATH", help="a Godot 3 executable for the original's run (default: $GODOT3, "
+                   "or godot3 / godot3-server / godot on PATH); without one the copy runs alone")
+    p.add_argument("--frames", type=int, help="frames of the main scene's run (default 600)")
+    p.add_argument("--scene-frames", type=int, help="frames of each scene's run alone (default 30)")
     command("show", cmd_show, "the debug view of one fragment: tracking, body, cues, candidates",
             ("project", None), ("key", "fragment key, e.g. mini-dodge/player.gd::_process"))
     p = command("status", cmd_status, "per-fragment progress: done, failed, stopped, running, waiting; stale count",

@@ -200,12 +200,15 @@ def build_server(roots: Roots, allow_verify: bool = False) -> MCPServer:
     if allow_verify:
         @server.tool(annotations=RUNS_GODOT)
         @tool_errors
-        async def verify(project: str) -> dict[str, Any]:
+        async def verify(project: str, run: bool = False) -> dict[str, Any]:
             """Run Godot 4 headless on a scratch copy of the project's migrated copy (migrate it first) and
             return what Godot said: scripts failing, scenes failing to load, properties dropped, input
-            actions without a key, each problem traced to its fragment and edit. Godot runs the copy's
-            tool scripts and autoloads; the server was started with --allow-verify."""
-            row = await in_thread(exclusively, orchestrate.verify, project)
+            actions without a key, each problem traced to its fragment and edit. With `run`, the game
+            itself runs (its main scene for 600 frames, then each scene with a script alone) beside the
+            original in Godot 3.6: runtime errors, crashes and hangs, the original's nodes the copy kept.
+            Godot runs the copy's code, in a sandbox (no network, writable only its scratch copy); the
+            server was started with --allow-verify."""
+            row = await in_thread(exclusively, orchestrate.verify, project, None, run)
             return await in_thread(views.verification_document, row)
 
     @server.resource(REPORT_URI, mime_type="text/markdown")

@@ -29,8 +29,9 @@ from gd_assets.assets.rewrite import fragment_rewrite
 from gd_assets.assets.sources import project_sources
 from gd_assets.assets.verdict import project_verdict
 from gd_assets.assets.verification import project_verification
+from gd_assets.core.engines import GodotNotFound, find_godot
 from gd_assets.core.ingest import default_project_name, project_slug
-from gd_assets.core.verify import GodotNotFound, find_godot
+from gd_assets.core.sandbox import SandboxUnavailable, find_sandbox
 from gd_assets.definitions import project_assets, project_resources
 from gd_assets.freshness import (
     current_evidence_inputs,
@@ -315,20 +316,25 @@ def migrate(source: str, project: str | None = None, out: str | None = None, pat
     return name, run_migration(name, out, patch)
 
 
-def verify(project: str, godot: str | None = None) -> dict:
-    """Run Godot 4 on a scratch copy of the project's migrated copy (`project_verification`); returns
-    its row. Godot runs the copy's tool scripts and autoloads, so only an explicit command gets here."""
+def verify(project: str, godot: str | None = None, run: bool = False, godot3: str | None = None,
+           frames: int | None = None, scene_frames: int | None = None) -> dict:
+    """Run Godot 4 on a scratch copy of the project's migrated copy (`project_verification`), and with `run`
+    the game itself beside the original in Godot 3; returns its row. Godot runs the copy's code (in a sandbox),
+    so only an explicit command gets here."""
     if store.one_row("migrations", project) is None:
         raise PipelineError(f"project {project!r} has no migrated copy: run `gd-assets migrate` first")
     try:
         find_godot(godot)
-    except GodotNotFound as error:
+        find_sandbox()
+    except (GodotNotFound, SandboxUnavailable) as error:
         raise PipelineError(str(error)) from error
-    config = {"godot": godot} if godot else {}
+    config = {k: v for k, v in {"godot": godot, "godot3": godot3, "run": run or None, "frames": frames,
+                                "scene_frames": scene_frames}.items() if v}
     materialize([project_verification], partition_key=project,
                 run_config={"ops": {"project_verification": {"config": config}}} if config else None)
     row = store.one_row("verifications", project)
-    return {**row, "figures": json.loads(row["figures"]), "problems": json.loads(row["problems"])}
+    return {**row, "figures": json.loads(row["figures"]), "problems": json.loads(row["problems"]),
+            "run": json.loads(row["run"]) if row.get("run") else None}
 
 
 def resume(project: str, judge: str | None = None) -> dict:

@@ -145,4 +145,14 @@ def print_verification(doc: dict, out=sys.stdout) -> None:
         print(f"    {path}: {error[:140]}", file=out)
     if len(f.get("failing", {})) > 40:
         print(f"    … {len(f['failing']) - 40} more (see --json)", file=out)
+    run = doc.get("run")
+    if run:
+        if run["original"] is None and run["original_missing"]:
+            print(f"  the original did not run beside it: {run['original_missing']}", file=out)
+        new = [e for e in run["errors"] if not e.get("own")]
+        for e in new[:20]:
+            where = f"{e['path']}:{e['line']}" if e["line"] else (e["path"] or "?")
+            print(f"    {e['scene'] or 'main'}: {where}: {e['message'][:120]} ({e['cause']})", file=out)
+        if len(new) > 20:
+            print(f"    … {len(new) - 20} more runtime errors (see --json)", file=out)
     print(f"  report: {home.reports_dir() / (doc['project'] + '.verify.md')}", file=out)

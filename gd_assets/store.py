@@ -178,7 +178,8 @@ TABLES: dict[str, str] = {
             godot VARCHAR NOT NULL,           -- `godot --version`
             figures VARCHAR NOT NULL,         -- JSON: scripts failing, scenes failing, properties dropped...
             problems VARCHAR NOT NULL,        -- JSON: each with its file, line, fragment, edits and cause
-            verified_at TIMESTAMP NOT NULL
+            verified_at TIMESTAMP NOT NULL,
+            run VARCHAR                       -- JSON (`verify --run`): both runs, the copy's errors traced, the comparison
         )""",
     "verdicts": """
         CREATE TABLE IF NOT EXISTS verdicts (
@@ -205,6 +206,7 @@ MIGRATIONS = (
     "ALTER TABLE evidence ADD COLUMN IF NOT EXISTS data_version VARCHAR",
     "ALTER TABLE judgements ADD COLUMN IF NOT EXISTS evidence_version VARCHAR",
     "ALTER TABLE evidence ADD COLUMN IF NOT EXISTS context_version VARCHAR",
+    "ALTER TABLE verifications ADD COLUMN IF NOT EXISTS run VARCHAR",
 )
 
 POLARS: dict[str, dict[str, pl.DataType]] = {
@@ -262,7 +264,7 @@ POLARS: dict[str, dict[str, pl.DataType]] = {
     },
     "verifications": {
         "project": pl.String, "copy": pl.String, "godot": pl.String, "figures": pl.String,
-        "problems": pl.String, "verified_at": pl.Datetime,
+        "problems": pl.String, "verified_at": pl.Datetime, "run": pl.String,
     },
     "verdicts": {
         "project": pl.String, "verdict": pl.String, "confidence": pl.Float64, "explanation": pl.String,

@@ -212,4 +212,4 @@ def verification_document(row: dict) -> dict:
     """The `verify --json` document: the figures (and a line each), every problem with its cause."""
     return {"project": row["project"], "copy": row["copy"], "godot": row["godot"],
             "verified_at": str(row["verified_at"]), "figures": row["figures"], "lines": figure_lines(row["figures"]),
-            "problems": row["problems"]}
+            "problems": row["problems"], "run": row.get("run")}

@@ -1,19 +1,43 @@
 #!/usr/bin/env bash
-# Godot 4 for `gd-assets verify` and its tests, where no Godot 4 is installed: Debian sid's `godot`
-# package in a debootstrap root (Debian bookworm has none), run through the root's own loader by a
-# small wrapper. Built once under the test cache (GD_ASSETS_TEST_CACHE, default ~/.cache/gd-assets-tests)
-# and reused; prints the wrapper's path (pass it as --godot or GODOT4). Needs root and the Debian
-# mirror this system already uses; about a minute and 750 MB.
+# Godot 4 and Godot 3.6 for `gd-assets verify` (`--run` runs the original in Godot 3 beside its copy) and
+# its tests, where none is installed: Debian sid's `godot` and `godot3-server` packages in a debootstrap
+# root (Debian bookworm has neither), each run through the root's own loader by a small wrapper. Built
+# once under the test cache (GD_ASSETS_TEST_CACHE, default ~/.cache/gd-assets-tests) and reused; prints
+# the Godot 4 wrapper's path (pass it as --godot or GODOT4); the Godot 3 wrapper `godot3` lies beside it
+# (--godot3 or GODOT3). Needs root and the Debian mirror this system already uses; about a minute, 800 MB.
 set -euo pipefail
 cache="${GD_ASSETS_TEST_CACHE:-$HOME/.cache/gd-assets-tests}"
 root="$cache/godot-sid"
 wrapper="$cache/godot4"
+wrapper3="$cache/godot3"
 case "$(uname -m)" in
   x86_64) loader="usr/lib64/ld-linux-x86-64.so.2"; libs="usr/lib/x86_64-linux-gnu" ;;
   aarch64) loader="usr/lib/ld-linux-aarch64.so.1"; libs="usr/lib/aarch64-linux-gnu" ;;
   *) echo "install-godot: no recipe for $(uname -m)" >&2; exit 1 ;;
 esac
-if [ -x "$wrapper" ] && "$wrapper" --headless --version </dev/null 2>/dev/null | grep -q '^4\.'; then
+write_wrapper() {  # path, program, major
+  cat > "$1" <<EOF
+#!/bin/sh
+# Debian sid's Godot $3, run through its root's own loader (made by scripts/install-godot.sh).
+R="$root"
+exec "\$R/$loader" --library-path "\$R/$libs:\$R/$libs/pulseaudio" "\$R/usr/bin/$2" "\$@"
+EOF
+  chmod +x "$1"
+}
+runs() { [ -x "$1" ] && "$1" --headless --version </dev/null 2>/dev/null | grep -q "^$2\."; }
+if runs "$wrapper" 4 && runs "$wrapper3" 3; then
+  echo "$wrapper"
+  exit 0
+fi
+if [ "$(id -u)" = 0 ] && runs "$wrapper" 4 && [ -d "$root/usr" ]; then  # a root made before Godot 3 was in it
+  mount -t proc proc "$root/proc"
+  trap 'umount "$root/proc" 2>/dev/null || true' EXIT
+  DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get -q -o Acquire::Check-Valid-Until=false \
+    install -y --no-install-recommends godot3-server >/dev/null
+  umount "$root/proc"
+  trap - EXIT
+  write_wrapper "$wrapper3" godot3-server 3
+  runs "$wrapper3" 3 || { echo "install-godot: $wrapper3 does not run" >&2; exit 1; }
   echo "$wrapper"
   exit 0
 fi
@@ -34,17 +58,13 @@ cp /etc/resolv.conf "$building/etc/resolv.conf"
 chroot "$building" apt-get -q -o Acquire::Check-Valid-Until=false update >/dev/null
 mount -t proc proc "$building/proc"
 DEBIAN_FRONTEND=noninteractive chroot "$building" apt-get -q -o Acquire::Check-Valid-Until=false \
-  install -y --no-install-recommends godot >/dev/null
+  install -y --no-install-recommends godot godot3-server >/dev/null
 umount "$building/proc"
 rm -rf "$root"
 mv "$building" "$root"
 trap - EXIT
-cat > "$wrapper" <<EOF
-#!/bin/sh
-# Debian sid's Godot 4, run through its root's own loader (made by scripts/install-godot.sh).
-R="$root"
-exec "\$R/$loader" --library-path "\$R/$libs:\$R/$libs/pulseaudio" "\$R/usr/bin/godot" "\$@"
-EOF
-chmod +x "$wrapper"
-"$wrapper" --headless --version </dev/null | grep -q '^4\.' || { echo "install-godot: $wrapper does not run" >&2; exit 1; }
+write_wrapper "$wrapper" godot 4
+write_wrapper "$wrapper3" godot3-server 3
+runs "$wrapper" 4 || { echo "install-godot: $wrapper does not run" >&2; exit 1; }
+runs "$wrapper3" 3 || { echo "install-godot: $wrapper3 does not run" >&2; exit 1; }
 echo "$wrapper"

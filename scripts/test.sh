@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install, then run the test suite: ruff, then pytest. Tests read ../shared/ when it is next to the
 # checkout, else the worked example under tests/ and a corpus from Debian's source packages. The corpus
-# is built once per key (about a minute), and Godot 4 for the verify tests once per machine (about a minute).
+# is built once per key (about a minute), and Godot 4 and 3.6 for the verify tests once per machine (about a minute).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Godot 4 for the verify tests (Debian sid's package in a root under the test cache, built once), built
@@ -16,10 +16,15 @@ fi
 if [ -n "${godot_pid:-}" ]; then
   if wait "$godot_pid"; then
     export GODOT4="$(cat "$godot_out")"
+    export GODOT3="${GODOT3:-$(dirname "$GODOT4")/godot3}"
   else
     export GD_ASSETS_GODOT_MISSING="scripts/install-godot.sh failed: $(tail -n 3 "$godot_log" | tr '\n' ' ')"
   fi
   rm -f "$godot_out" "$godot_log"
+fi
+# Games run in a sandbox (`verify --run`): bubblewrap, else util-linux's unshare.
+if ! command -v bwrap >/dev/null && [ "$(id -u)" = 0 ]; then
+  apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null || echo "no bubblewrap: the run tests use unshare"
 fi
 # The Postgres tests start their own cluster with `gd-assets db start`: it needs the server programs.
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null; then

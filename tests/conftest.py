@@ -257,13 +257,38 @@ FIXTURES = REPO / "tests" / "fixtures"
 def godot4():
     """The Godot 4 binary verify runs, found as `gd-assets verify` finds one (`scripts/test.sh` builds one
     and sets GODOT4). Without one, the test fails with the reason: a verify test never skips."""
-    from gd_assets.core.verify import GodotNotFound, find_godot
+    from gd_assets.core.engines import GodotNotFound, find_godot
 
     try:
         return find_godot()
     except GodotNotFound as error:
         reason = os.environ.get("GD_ASSETS_GODOT_MISSING") or str(error)
         pytest.fail(f"no Godot 4 for the verify tests: {reason} (run ./scripts/install-godot.sh and set GODOT4)")
+
+
+@pytest.fixture(scope="session")
+def godot3():
+    """Godot 3.6, which runs the original beside its copy (`scripts/test.sh` installs it beside Godot 4 and
+    sets GODOT3). Without one, the test fails with the reason: a run test never skips."""
+    from gd_assets.core.engines import GodotNotFound, find_godot
+
+    try:
+        return find_godot(major="3")
+    except GodotNotFound as error:
+        reason = os.environ.get("GD_ASSETS_GODOT_MISSING") or str(error)
+        pytest.fail(f"no Godot 3 for the run tests: {reason} (run ./scripts/install-godot.sh and set GODOT3)")
+
+
+@pytest.fixture(scope="session")
+def sandbox():
+    """The sandbox every engine of a run starts in; without bubblewrap or `unshare` the test fails with
+    what to install (`scripts/test.sh` installs bubblewrap)."""
+    from gd_assets.core.sandbox import SandboxUnavailable, find_sandbox
+
+    try:
+        return find_sandbox()
+    except SandboxUnavailable as error:
+        pytest.fail(str(error))
 
 
 # --- PostgreSQL for the Dagster instance -----------------------------------------------------------

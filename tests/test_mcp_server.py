@@ -205,3 +205,10 @@ def test_verify_is_a_tool_only_when_the_server_is_started_to_allow_it(tmp_path):
 
     assert asyncio.run(tools(False)) == TOOLS
     assert asyncio.run(tools(True)) == TOOLS | {"verify"}
+
+    async def verify_parameters() -> dict:
+        [tool] = [t for t in await build_server(Roots([tmp_path]), allow_verify=True).list_tools() if t.name == "verify"]
+        return tool.input_schema["properties"]
+
+    parameters = asyncio.run(verify_parameters())   # running the game itself is asked for, never the default
+    assert parameters["run"]["default"] is False and "project" in parameters

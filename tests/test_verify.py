@@ -8,7 +8,7 @@ import stat
 import pytest
 from conftest import FIXTURES
 
-from gd_assets.core import verify
+from gd_assets.core import engines, verify
 
 GODOT3_GAME = FIXTURES / "godot3_game"
 
@@ -88,12 +88,12 @@ def test_godot_is_found_only_when_it_is_godot_4(tmp_path, monkeypatch):
     fake = tmp_path / "godot"
     fake.write_text("#!/bin/sh\necho 3.6.2.stable.official\n")
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    with pytest.raises(verify.GodotNotFound, match="is not a Godot 4 executable"):
-        verify.find_godot(str(fake))
-    with pytest.raises(verify.GodotNotFound, match="pass --godot PATH, or set GODOT4"):
-        verify.find_godot(env={"PATH": str(tmp_path)})
+    with pytest.raises(engines.GodotNotFound, match="is not a Godot 4 executable"):
+        engines.find_godot(str(fake))
+    with pytest.raises(engines.GodotNotFound, match="pass --godot PATH, or set GODOT4"):
+        engines.find_godot(env={"PATH": str(tmp_path)})
     fake.write_text("#!/bin/sh\necho 4.6.3.stable.custom\n")
-    assert verify.find_godot(env={"GODOT4": str(fake), "PATH": ""}).version == "4.6.3.stable.custom"
+    assert engines.find_godot(env={"GODOT4": str(fake), "PATH": ""}).version == "4.6.3.stable.custom"
 
 
 @pytest.mark.slow
@@ -103,7 +103,7 @@ def test_godot_4_says_what_a_godot_3_project_loses(godot4, tmp_path):
     project = tmp_path / "game"
     shutil.copytree(GODOT3_GAME, project)
     before = {p.name: p.read_bytes() for p in project.iterdir()}
-    report = verify.verify(project, godot4)
+    report, _ = verify.verify(project, godot4)
     assert report.config_version == "4" and not report.timed_out
     assert (report.scripts, report.scripts_failing) == (2, 2)
     assert "onready" in report.failing["hud.gd"] and "Expected \":\"" in report.failing["broken.gd"]
@@ -125,7 +125,7 @@ def test_dropped_properties_are_counted_on_the_nodes_godot_4_builds(godot4, tmp_
         'texture_margin_top = 2.0\n\n[node name="UI" type="Control"]\nmargin_left = 4.0\noffset_top = 2.0\n'
         'rect_min_size = Vector2(1, 1)\n\n[node name="Label" type="Label" parent="."]\nalign = 1\ntext = "x"\n'
         'theme_override_styles/normal = SubResource("1")\n')
-    report = verify.verify(project, godot4)
+    report, _ = verify.verify(project, godot4)
     dropped = sorted(tuple(p.property.split("\t")) for p in report.problems if p.kind == "property")
     # `align` is still read by Godot 4.6 (a compatibility setter): not dropped
     assert dropped == [(".", "Control", "margin_left"), (".", "Control", "rect_min_size"),

@@ -123,8 +123,9 @@ def html_page(summary: Mapping, fragments: Sequence[Mapping]) -> str:
 
 
 def verification_markdown(project: str, figures: Mapping, lines: Sequence[str], problems: Sequence[Mapping],
-                          limit: int = 400) -> str:
-    """What Godot 4 said about the migrated copy: the figures, then each problem with where it comes from."""
+                          run: Mapping | None = None, limit: int = 400) -> str:
+    """What Godot 4 said about the migrated copy: the figures, then each problem with where it comes from;
+    with a game run, its errors and where it differs from the original's."""
     out = [f"# Godot 4 verification: {project}", "", f"Godot {figures['godot']}.", ""]
     out += [f"- {line}" for line in lines]
     if figures.get("causes"):
@@ -136,7 +137,51 @@ def verification_markdown(project: str, figures: Mapping, lines: Sequence[str], 
         out.append(f"| {p['path']} | {p['line'] or ''} | {message} | {p['fragment'] or ''} | {p['cause']} |")
     if len(problems) > limit:
         out.append(f"\n… {len(problems) - limit} more (`gd-assets verify {project} --json`)")
+    if run is not None:
+        out += run_markdown(run, limit)
     return "\n".join(out) + "\n"
+
+
+def _cell(text: object, width: int = 160) -> str:
+    return str(text if text is not None else "").replace("|", "\\|").replace("\n", " ")[:width]
+
+
+def run_markdown(run: Mapping, limit: int = 400) -> list[str]:
+    """The game run's section: how it ran (the sandbox), the copy's runtime errors with their fragment, edit
+    and whether the original had them, then where the copy's run differs from the original's."""
+    copy = run["copy"]
+    out = ["", "## The game run", "", f"Godot {copy['engine']}, {run['sandbox']}.", ""]
+    if run["original"] is None:
+        out += [f"The original did not run beside the copy: {run['original_missing'] or 'not asked'}.", ""]
+    errors = run["errors"]
+    out += [f"### Runtime errors of the copy ({len(errors)})", "",
+            "| scene | file | line | error | fragment | edits | cause | the original's too |", "|---|---|---|---|---|---|---|---|"]
+    for e in sorted(errors, key=lambda e: e.get("own", False))[:limit]:
+        edits = ", ".join(x["rule"] for x in e.get("edits", []))
+        out.append(f"| {_cell(e['scene'] or 'main')} | {_cell(e['path'])} | {e['line'] or ''} | {_cell(e['message'])} | "
+                   f"{_cell(e['fragment'])} | {_cell(edits)} | {e['cause']} | {'yes' if e.get('own') else ''} |")
+    comparison = run.get("comparison")
+    if comparison:
+        share = comparison["nodes_matched_share"]
+        out += ["", "### Beside the original", "",
+                f"- the original's nodes after {comparison['frames_original']} frames: {comparison['nodes_original']}; "
+                f"the copy has {comparison['nodes_matched']} of them with the same class and script"
+                + (f" ({share:.0%})" if share is not None else "") + f", and {comparison['nodes_copy']} nodes in all",
+                f"- the original ended: {comparison['original_ended']}; the copy: {comparison['copy_ended']}"]
+        for label, key, cols in (("Nodes missing", "nodes_missing", ("node", "class", "script")),
+                                 ("Nodes of another class or script", "nodes_other", ("node", "original", "copy")),
+                                 ("Visibility differs", "visibility_differs", ("node", "original", "copy")),
+                                 ("Moved", "moved", ("node", "original", "copy"))):
+            rows = comparison[key]
+            if rows:
+                out += ["", f"#### {label} ({comparison[key + '_count']})", "", "| " + " | ".join(cols) + " |",
+                        "|" + "---|" * len(cols)]
+                out += ["| " + " | ".join(_cell(r[c]) for c in cols) + " |" for r in rows]
+        for label, key in (("Printed by the original only", "prints_only_original"),
+                           ("Printed by the copy only", "prints_only_copy")):
+            if comparison[key]:
+                out += ["", f"#### {label}", "", "```", *comparison[key], "```"]
+    return out
 
 
 _SECTION_MARK = "<!-- godot4-verification -->"

@@ -17,14 +17,22 @@ import json
 import os
 import re
 import shutil
-import signal
-import subprocess
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
+from gd_assets.core.engines import Godot
+from gd_assets.core.game_run import (
+    GameRun,
+    RunSettings,
+    import_godot3,
+    run_figure_lines,
+    run_game,
+    scenes_with_scripts,
+)
+from gd_assets.core.sandbox import Sandbox, find_sandbox
 from gd_assets.core.scene_text import blocks
 
 TOOL = Path(__file__).with_name("verify_tool.gd")
@@ -45,71 +53,6 @@ _PROPERTY = re.compile(r"^([A-Za-z_][\w/:.\-]*) = (.*)$")
 _COPY_IGNORE = shutil.ignore_patterns(".godot", ".import", ".git")
 BINARY_ASSET = {".png", ".jpg", ".jpeg", ".webp", ".svg", ".tga", ".bmp", ".hdr", ".exr", ".wav", ".ogg", ".mp3",
                 ".ttf", ".otf", ".woff", ".woff2", ".glb", ".gltf", ".obj", ".dae", ".fbx", ".blend", ".mesh"}
-
-
-class GodotNotFound(RuntimeError):
-    """No Godot 4 binary was given or found; the message says how to point at one."""
-
-
-HOW_TO = ("no Godot 4 binary found: pass --godot PATH, or set GODOT4 (or GODOT) to a Godot 4 executable, "
-          "or put `godot4` or `godot` (4.x) on PATH")
-
-
-@dataclass
-class Godot:
-    """A Godot 4 executable, run with a private HOME so no editor settings leak in or out."""
-
-    command: list[str]
-    version: str = ""
-
-    def run(self, args: Sequence[str], home: Path, timeout: float) -> tuple[int | None, str]:
-        """Exit status (None on timeout) and stderr + stdout; the whole process group dies on timeout."""
-        env = dict(os.environ, HOME=str(home))
-        for name, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache"),
-                          ("XDG_RUNTIME_DIR", "runtime")):
-            (home / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
-            env[name] = str(home / sub)
-        proc = subprocess.Popen([*self.command, "--headless", *args], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
-        try:
-            out, err = proc.communicate(timeout=timeout)
-            status: int | None = proc.returncode
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, err = proc.communicate()
-            status = None
-        return status, _ANSI.sub("", err.decode(errors="replace") + "\n" + out.decode(errors="replace"))
-
-
-def godot_version(command: Sequence[str], timeout: float = 60.0) -> str | None:
-    """What `command --version` prints when it is Godot 4.x, else None."""
-    try:
-        with tempfile.TemporaryDirectory(prefix="gd-verify-version-") as tmp:
-            done = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=timeout,
-                                  stdin=subprocess.DEVNULL, env=dict(os.environ, HOME=tmp))
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    line = next((s.strip() for s in (done.stdout + "\n" + done.stderr).splitlines() if _VERSION.match(s.strip())), "")
-    return line if line.startswith("4.") else None
-
-
-def find_godot(explicit: str | None = None, env: Mapping[str, str] | None = None) -> Godot:
-    """The Godot 4 to run: `explicit` (an error if it is not Godot 4), else $GODOT4, $GODOT, then
-    `godot4` and `godot` on PATH, the first answering `--version` with 4.x."""
-    env = os.environ if env is None else env
-    if explicit:
-        path = shutil.which(explicit) or explicit
-        version = godot_version([path])
-        if version is None:
-            raise GodotNotFound(f"{explicit} is not a Godot 4 executable (`{explicit} --version` did not print 4.x)")
-        return Godot([path], version)
-    candidates = [env[name] for name in ("GODOT4", "GODOT") if env.get(name)]
-    candidates += [found for name in ("godot4", "godot") if (found := shutil.which(name, path=env.get("PATH")))]
-    for candidate in candidates:
-        version = godot_version([candidate])
-        if version is not None:
-            return Godot([candidate], version)
-    raise GodotNotFound(HOW_TO)
 
 
 # --- the project as Godot sees it -----------------------------------------------------------------
@@ -395,18 +338,22 @@ def build_report(log: Log, files: Sequence[str], copy: Path, godot: str, timed_o
     return report
 
 
-def check(godot: Godot, copy: Path, scratch: Path, files: Sequence[str], timeout: float) -> tuple[Log, bool]:
+def check(godot: Godot, copy: Path, scratch: Path, files: Sequence[str], timeout: float,
+          sandbox: Sandbox | None = None) -> tuple[Log, bool]:
     """Run the tool over every request; after a crash or a timeout, go on after the file being loaded,
     so one bad file costs only itself. Returns the log and whether some run timed out."""
-    tool = scratch / "verify_tool.gd"
+    home = scratch / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    tool = home / "verify_tool.gd"  # in the engine's home: a sandbox shows it that folder and the copy only
     shutil.copyfile(TOOL, tool)
     requests = listing(copy, files)
     log, timed_out = Log(), False
     remaining = list(requests)
     while remaining:
-        path = scratch / "requests.txt"
+        path = home / "requests.txt"
         path.write_text("\n".join(remaining) + "\n", encoding="utf-8")
-        status, text = godot.run(["--path", str(copy), "-s", str(tool), "--", str(path)], scratch / "home", timeout)
+        status, text = godot.run(["--path", str(copy), "-s", str(tool), "--", str(path)], home, timeout, sandbox,
+                                 [copy])
         timed_out |= status is None
         begun_before = len(log.begun)
         parse_log(text, log)
@@ -418,18 +365,43 @@ def check(godot: Godot, copy: Path, scratch: Path, files: Sequence[str], timeout
     return log, timed_out
 
 
+@dataclass
+class Runs:
+    """What `verify --run` adds: the copy's run in Godot 4 and, when Godot 3 and the original are there,
+    the original's in Godot 3 (game_run.py)."""
+
+    copy: GameRun
+    original: GameRun | None = None
+    original_missing: str = ""  # why the original did not run beside the copy
+
+
 def verify(project: Path, godot: Godot, import_timeout: float = IMPORT_TIMEOUT,
-           check_timeout: float = CHECK_TIMEOUT) -> Report:
-    """Import a scratch copy of `project` once, then check it; `project` itself is not touched."""
+           check_timeout: float = CHECK_TIMEOUT, sandbox: Sandbox | None = None, run: RunSettings | None = None,
+           original: Path | None = None, godot3: Godot | None = None, why_no_original: str = "",
+           ) -> tuple[Report, Runs | None]:
+    """Import a scratch copy of `project` once, then check it and, with `run`, run it (and `original`, the
+    Godot 3 project it was migrated from, in `godot3` on a scratch copy of its own). Every engine runs in
+    `sandbox` (found here when not given); `project` and `original` are never written to."""
     if not (project / "project.godot").is_file():
         raise FileNotFoundError(f"{project}: no project.godot, not a Godot project folder")
+    sandbox = sandbox or find_sandbox()
     with tempfile.TemporaryDirectory(prefix="gd-verify-") as tmp:
         scratch = Path(tmp)
         copy = prepare_copy(project, scratch)
         files = project_files(copy)
-        status, _text = godot.run(["--path", str(copy), "--import"], scratch / "home", import_timeout)
-        log, timed_out = check(godot, copy, scratch, files, check_timeout)
-        return build_report(log, files, copy, godot.version, timed_out or status is None)
+        status, _text = godot.run(["--path", str(copy), "--import"], scratch / "home", import_timeout, sandbox, [copy])
+        log, timed_out = check(godot, copy, scratch, files, check_timeout, sandbox)
+        report = build_report(log, files, copy, godot.version, timed_out or status is None)
+        if run is None:
+            return report, None
+        runs = Runs(run_game(godot, copy, scratch, sandbox, scenes_with_scripts(copy, files), run),
+                    original_missing=why_no_original)
+        if original is not None and godot3 is not None:
+            first = prepare_copy(original, scratch / "original")
+            import_godot3(godot3, first, scratch / "original", sandbox, import_timeout)
+            runs.original = run_game(godot3, first, scratch / "original", sandbox,
+                                     scenes_with_scripts(first, project_files(first)), run)
+        return report, runs
 
 
 # --- the figures, and back to the fragments and edits ---------------------------------------------------------------
@@ -451,7 +423,7 @@ def figure_lines(figures: dict) -> list[str]:
             out[-1] += f" ({figures['properties_dropped_with_their_script']} of them because their node's script did not load)"
     out.append(f"config_version: {figures['config_version']}"
                + (f" (features {', '.join(figures['features'])})" if figures["features"] else ""))
-    return out
+    return out + (run_figure_lines(figures["run"]) if figures.get("run") else [])
 
 
 def line_map(old: str, new: str) -> dict[int, int]:

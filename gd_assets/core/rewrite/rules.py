@@ -311,6 +311,11 @@ class RewriteRules:
         """The class a scene's node or resource of Godot 3 class `name` becomes: a scene row, else the map's."""
         return self.scene_classes.get(name) or self.class_rename(name)
 
+    def scene_class4(self, name: str) -> str:
+        """The Godot 4 name of a scene's Godot 3 class (the name itself where no row renames it)."""
+        row = self.scene_class_rename(name)
+        return row.new if row is not None else name
+
     def class_rename(self, name: str) -> Rename | None:
         return next(iter(self.renames.get(("class", name), [])), None) or next(
             iter(self.renames.get(("builtin_type", name), [])), None)

@@ -1,0 +1,106 @@
+"""The Godot engines a verification runs: found by version, run with a private home and, for anything
+that runs a project's code, inside a sandbox (sandbox.py)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gd_assets.core.sandbox import Sandbox
+
+_VERSION = re.compile(r"^(\d+)\.(\d+)")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+class GodotNotFound(RuntimeError):
+    """No Godot binary of the version asked for was given or found; the message says how to point at one."""
+
+
+HOW_TO = ("no Godot 4 binary found: pass --godot PATH, or set GODOT4 (or GODOT) to a Godot 4 executable, "
+          "or put `godot4` or `godot` (4.x) on PATH")
+HOW_TO_3 = ("no Godot 3 binary found to run the original beside its copy: pass --godot3 PATH, or set GODOT3, or put "
+            "`godot3`, `godot3-server` or `godot` (3.x) on PATH (on Debian, ./scripts/install-godot.sh installs both)")
+
+
+@dataclass
+class Godot:
+    """A Godot executable, run with a private HOME so no editor settings leak in or out, and, given a
+    sandbox, confined to it with only `writable` (and that HOME) writable."""
+
+    command: list[str]
+    version: str = ""
+
+    @property
+    def major(self) -> int:
+        return int(self.version.split(".", 1)[0]) if self.version[:1].isdigit() else 4
+
+    def run(self, args: Sequence[str], home: Path, timeout: float, sandbox: Sandbox | None = None,
+            writable: Sequence[Path] = (), env: Mapping[str, str] | None = None, merge: bool = False,
+            ) -> tuple[int | None, str]:
+        """Exit status (None on timeout) and stderr + stdout (one stream, in order, with `merge`); the
+        whole process group dies on timeout."""
+        environ = dict(os.environ, HOME=str(home), **(env or {}))
+        for name, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache"),
+                          ("XDG_RUNTIME_DIR", "runtime")):
+            (home / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
+            environ[name] = str(home / sub)
+        argv = [*self.command, *(["--headless"] if self.major >= 4 else []), *args]
+        if sandbox is not None:
+            argv = sandbox.wrap(argv, [home, *writable])
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT if merge else subprocess.PIPE, env=environ,
+                                start_new_session=True, preexec_fn=sandbox.limits if sandbox is not None else None)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+            status: int | None = proc.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            status = None
+        text = (err or b"").decode(errors="replace") + "\n" + out.decode(errors="replace")
+        return status, _ANSI.sub("", text)
+
+
+def godot_version(command: Sequence[str], timeout: float = 60.0, major: str = "4") -> str | None:
+    """What `command --version` prints when it is Godot `major`.x, else None."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="gd-verify-version-") as tmp:
+            done = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=timeout,
+                                  stdin=subprocess.DEVNULL, env=dict(os.environ, HOME=tmp))
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    line = next((s.strip() for s in (done.stdout + "\n" + done.stderr).splitlines() if _VERSION.match(s.strip())), "")
+    return line if line.startswith(major + ".") else None
+
+
+# Where each engine is looked for: environment variables, then names on PATH.
+_SEARCH = {"4": (("GODOT4", "GODOT"), ("godot4", "godot")), "3": (("GODOT3",), ("godot3", "godot3-server", "godot"))}
+
+
+def find_godot(explicit: str | None = None, env: Mapping[str, str] | None = None, major: str = "4") -> Godot:
+    """The Godot `major` to run: `explicit` (an error if it is not that Godot), else for Godot 4 $GODOT4,
+    $GODOT, then `godot4` and `godot` on PATH (Godot 3: $GODOT3, `godot3`, `godot3-server`, `godot`), the
+    first answering `--version` with `major`.x."""
+    env = os.environ if env is None else env
+    if explicit:
+        path = shutil.which(explicit) or explicit
+        version = godot_version([path], major=major)
+        if version is None:
+            raise GodotNotFound(f"{explicit} is not a Godot {major} executable (`{explicit} --version` did not print "
+                                f"{major}.x)")
+        return Godot([path], version)
+    names, programs = _SEARCH[major]
+    candidates = [env[name] for name in names if env.get(name)]
+    candidates += [found for name in programs if (found := shutil.which(name, path=env.get("PATH")))]
+    for candidate in candidates:
+        version = godot_version([candidate], major=major)
+        if version is not None:
+            return Godot([candidate], version)
+    raise GodotNotFound(HOW_TO if major == "4" else HOW_TO_3)
