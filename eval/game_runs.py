@@ -7,9 +7,9 @@ after N frames each copy has with the same class and script.
 A games folder holds one folder per game with `gd3/` (the Godot 3 project at its last Godot 3 commit) and
 `gd4/` (the human port's project), binary files included; a `missing3.txt` there lists files the mirror
 lacked (they are said, not counted). `git --git-dir MIRROR archive COMMIT:SUBDIR | tar x -C NAME/gd3` makes
-one; GAMES below names the commits used. Our copy is migrated in this process with the pipeline's core calls
-(eval/script_errors.py: the evidence judge on its markers, the rewrite); the original's and the port's runs
-are cached by their folder under the eval cache (the engines do not change between runs of this script).
+one; GAMES below names the commits used. Our copy is `gd-assets migrate` run for real (a data home per
+`--label` under the eval cache: use a new label after a change); the original's, the converter's and the
+port's runs are cached under the eval cache (the engines do not change between runs of this script).
 
 Run: python eval/game_runs.py --games DIR --home CORPUS_HOME [--game NAME ...] [--label L] [--json out.json]
 """
@@ -24,8 +24,7 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
-from godot4_ports import converted
-from script_errors import migrate_core
+from godot4_ports import converted, ours
 from trees import cache_root
 
 from gd_assets.core import engines, game_run, verify
@@ -100,9 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         folder = args.games / name
         cached = runs_cache / f"{name}-original.json"
-        copy = cache_root() / "ours-run" / args.label / name
-        migrate_core(name, folder / "gd3", copy, rules)
-        ours, original = _run(godot, copy, settings, None, folder / "gd3", godot3) if not cached.is_file() else (
+        copy, _facts = ours(name, folder / "gd3", args.home, args.label)
+        mine, original = _run(godot, copy, settings, None, folder / "gd3", godot3) if not cached.is_file() else (
             _run(godot, copy, settings, None)[0], _load(json.loads(cached.read_text())))
         if not cached.is_file():
             cached.parent.mkdir(parents=True, exist_ok=True)
@@ -111,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                             "crashed_or_hung": original.crashed_or_hung(),
                             "nodes": sum(game_run.tree_keys(original.main.tree, classes, True)[0].values()),
                             "errors": [f"{e.path}:{e.line} {e.message[:150]}" for e in original.errors()]},
-               "ours": figures(ours, original, classes)}
+               "ours": figures(mine, original, classes)}
         if "converter" not in args.skip:
             conv = converted(godot, name, folder / "gd3", GAMES.get(name, ("", name))[1])
             row["converter"] = figures(_run(godot, conv, settings, runs_cache / f"{name}-converter.json")[0],

@@ -104,12 +104,14 @@ def test_annotations(rules):
              "main.gd": ("tool\nextends Node\n\nexport var speed = 400\nexport(int, 0, 10) var level = 1\n"
                          "export(String, FILE, \"*.json\") var data_file\nexport(Array, int) var ids = []\n"
                          "export(int, \"Red\", \"Blue\") var team = 0\nexport(NodePath) var target\n"
+                         "export (Array, String, FILE) var scripts\nexport(Array, float, 0, 1) var weights\n"
                          "onready var sprite = $Sprite\nvar hp = 3 setget set_hp, get_hp\n\n"
                          "remote func hit():\n\tpass\n\nremotesync func die():\n\tpass\n\nmaster func sync_state():\n\tpass\n")}
     out, results = rewrite_file(rules, files, "main.gd")
     for expected in ("@tool\n", "@export var speed = 400", "@export_range(0, 10) var level: int = 1",
                      '@export_file("*.json") var data_file: String', "@export var ids: Array[int] = []",
                      '@export_enum("Red", "Blue") var team: int = 0', "@export var target = NodePath()",
+                     "@export_file var scripts: Array[String]", "@export_range(0, 1) var weights: Array[float]",
                      "@onready var sprite = $Sprite", "var hp = 3: set = set_hp, get = get_hp",
                      '@rpc("any_peer") func hit():', '@rpc("any_peer", "call_local") func die():', "@rpc func sync_state():"):
         assert expected in out, expected

@@ -381,6 +381,9 @@ def _segment(name: str, cls: str) -> str:
     return f"@{cls}@" if name.startswith("@") else name
 
 
+NOT_NODES4 = ("Tween",)  # Godot 3 node classes that are no node in Godot 4: a copy cannot keep them as nodes
+
+
 def _internal3(name: str, script: str) -> bool:
     """Godot 3 lists the children engine classes add for themselves (`_h_scroll`, `_v_scroll`); Godot 4 hides
     them as internal children."""
@@ -404,7 +407,7 @@ def tree_keys(tree: Sequence[tuple], classes: Callable[[str], str] = lambda c: c
     renamed: dict[str, str] = {}
     for path, cls, script, visible, position in tree:
         parent, _, name = path.rpartition("/")
-        if parent in skipped or (godot3 and _internal3(name, script)):
+        if parent in skipped or (godot3 and (_internal3(name, script) or cls in NOT_NODES4)):
             skipped.add(path)
             continue
         cls4 = classes(cls) if godot3 else cls

@@ -167,9 +167,9 @@ class SyntaxRules:
         texts = [self.render(h) for h in hints]
         if not texts:
             return "@export", type_
-        if type_ == "Array":
-            inner = texts[0] if len(texts) == 1 and IDENT.match(texts[0]) else None
-            return ("@export", f"Array[{inner}]") if inner else (None, None)
+        if type_ == "Array":  # `(Array, String, FILE, "*.json")`: the element's hints on a typed array
+            annotation, inner = self._export_annotation(hints)
+            return (annotation, f"Array[{inner}]") if annotation and inner and IDENT.match(inner) else (None, None)
         if type_ in ("int", "float") and all(h.type in ("integer", "float", "unary_operator") for h in hints):
             return f"@export_range({', '.join(texts)})", type_
         if texts[0] in EXPORT_HINTS:
