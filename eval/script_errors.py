@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shutil
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -28,54 +27,15 @@ from godot4_ports import PORTS, tree
 from trees import cache_root
 
 from gd_assets.core import engines, verify
-from gd_assets.core.codec import judge_input
-from gd_assets.core.cues import DEFAULT_REQUEST, extract_cues
-from gd_assets.core.fragments import file_functions, fragment_rows
-from gd_assets.core.ingest import ingest
-from gd_assets.core.judges.evidence import EvidenceJudge
-from gd_assets.core.migration import migrate_file, migrated_path
-from gd_assets.core.project_context import build_context
-from gd_assets.core.receivers import Scope
-from gd_assets.core.rewrite import load_rules, rewrite_fragment
+from gd_assets.core.migration import migrated_path
+from gd_assets.core.quick_migrate import migrate_core
+from gd_assets.core.rewrite import load_rules
 
 # Errors that only repeat another script's failure (its dependents fail with these).
 CASCADE = re.compile(r"Failed to load script|Could not resolve class|Could not preload|Could not parse global class|"
                      r"Failed to compile depended|because of a parser error|Could not resolve (super )?class|"
                      r"Could not find base class|Could not resolve script|Could not resolve external class member|"
                      r"super class inheritance")
-
-
-def migrate_core(name: str, source: Path, out: Path, rules) -> tuple[list[dict], dict, dict, dict, dict]:
-    """Migrate `source` into `out` with the core calls; returns (fragments, judgements, rewrites,
-    original texts, migrated texts), keyed as `verify.attribute` reads them."""
-    project = ingest(source, name)
-    files = [{"path": f.path, "kind": f.kind, "text": f.text, "encoding": f.encoding}
-             for f in project.files if f.included and f.text is not None]
-    frags = fragment_rows(name, files)
-    functions = file_functions(frags)
-    context = build_context(files)
-    judge = EvidenceJudge(surface=rules.surface)
-    judgements, rewrites, edits = {}, {}, defaultdict(list)
-    for frag in frags:
-        scope = Scope.of(context, frag["path"], frag["symbol"], rules.surface)
-        cues = extract_cues(frag["kind"], frag["text"], DEFAULT_REQUEST, frag["file_kind"], scope)
-        judged = judge.judge_one(judge_input(frag, cues, [], DEFAULT_REQUEST, functions.get(frag["path"], ())))
-        judgements[frag["key"]] = {"signal": judged.signal, "migration_needed": judged.migration_needed}
-        if judged.migration_needed:
-            result = rewrite_fragment(frag["kind"], frag["text"], frag["start_line"], frag["file_kind"], scope, rules)
-            rewrites[frag["key"]] = {"edits": [vars(e) for e in result.edits], "manual": [vars(m) for m in result.manual]}
-            edits[frag["path"]] += result.edits
-    shutil.rmtree(out, ignore_errors=True)
-    shutil.copytree(source, out, ignore=shutil.ignore_patterns(".godot", ".git", ".import"))
-    originals, migrated = {}, {}
-    for f in files:
-        done = migrate_file(f["path"], f["text"], edits.get(f["path"], []))
-        originals[f["path"]] = f["text"]
-        migrated[done.new_path] = done.new
-        if done.renamed:
-            (out / f["path"]).unlink(missing_ok=True)
-        (out / done.new_path).write_text(done.new, encoding="utf-8")
-    return frags, judgements, rewrites, originals, migrated
 
 
 def errors_by_cause(attributed: list[dict], failing: dict[str, str]) -> dict[str, Counter]:

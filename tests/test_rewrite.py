@@ -182,8 +182,8 @@ def test_tilemap_cells_and_renamed_notifications(rules):
                          "func _notification(what):\n\tif what == NOTIFICATION_WM_QUIT_REQUEST:\n\t\tget_tree().quit()\n")}
     out, results = rewrite_file(rules, files, "main.gd")
     assert "if what == NOTIFICATION_WM_CLOSE_REQUEST:" in out
-    assert "set_cellv(Vector2(1, 2), 3)" in out
-    assert [m.kind for r in results for m in r.manual] == ["tilemap"]
+    assert "\tset_cell(0, Vector2i(1, 2), 3, Vector2i(0, 0))\n" in out
+    assert [m.kind for r in results for m in r.manual] == ["tilemap_ids"]
 
 
 def test_tween_is_left_to_people_with_evidence(rules):

@@ -485,6 +485,13 @@ class EvidenceJudge:
             return [Marker("3", name, "`ResourceSaver.save(path, resource)` (Godot 4: `save(resource, path)`)", 0.85)]
         if args.strip() == "…":
             return []
+        if name in _TILEMAP_CELL_CALLS and godot3 and receiver in (None, "?", "TileMap"):
+            # both engines' arities fit; Godot 3 takes the cell as `x, y` (or one id), Godot 4 a layer first
+            layered = len(parts) > 1 and parts[1].startswith(("Vector2i(", "Vector2("))
+            if name == "get_used_cells_by_id" and len(parts) == 1 or \
+                    name != "get_used_cells_by_id" and len(parts) >= _TILEMAP_CELL_CALLS[name] and not layered:
+                return [Marker("3", name, f"`{shape}`: Godot 3's TileMap cell arguments (Godot 4: a layer, then "
+                                          "the cell as a Vector2i)", 0.8)]
         if receiver and receiver != "?":
             return self._class_shape_markers(receiver, name, shape, count)
         fit3, fit4 = s.arity_fits("3", name, count), s.arity_fits("4", name, count)
@@ -615,6 +622,9 @@ _CALLBACK_PAIRS = {"start", "funcref", "interpolate_callback", "interpolate_defe
                    "targeting_method", "interpolate_method"}
 
 
+# TileMap calls whose Godot 3 shape fits Godot 4's arity: the least Godot 3 arguments holding `x, y`
+_TILEMAP_CELL_CALLS = {"set_cell": 3, "get_used_cells_by_id": 1, "is_cell_x_flipped": 2, "is_cell_y_flipped": 2,
+                       "is_cell_transposed": 2, "get_cell_autotile_coord": 2}
 _UNDO_REDO_CALLS = {"add_do_method", "add_undo_method"}
 _OBJECT_SIGNAL_CALLS = {"connect", "disconnect", "is_connected"}
 # Methods both references document whose Godot 3 result Godot 4 returns as another type (the api_diff

@@ -36,7 +36,6 @@ class CallRules:
         **{name: ("_grid_cell", ()) for name in ("get_cell_item", "set_cell_item", "get_cell_item_orientation")},
         "map_to_world": ("_grid_cell", ("map_to_local",)),
         "apply_impulse": ("_swap_position", ("apply_impulse",)), "add_force": ("_swap_position", ("apply_force",)),
-        **{name: ("_tile_cell", ()) for name in ("set_cell", "set_cellv", "get_cell", "get_cellv")},
     }
 
     def call_yield(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
@@ -582,15 +581,6 @@ class CallRules:
         quote = text_of(args[0])[0]
         rotated = ("#" if value.startswith("#") else "") + digits[cut:] + digits[:cut]
         self.replace(args[0], f"{quote}{rotated}{quote}", "hex_color_rgba", self.rules.cite("hex_color"), 0.9)
-        return True
-
-    def _tile_cell(self, call: ts.Node, chain: ts.Node | None, owner: str, name: str) -> bool:
-        if owner != "TileMap":
-            return False
-        self.manual_item(call, "tilemap", f"TileMap.{name}(): cells have a layer, a source and atlas coordinates",
-                         "Godot 4 writes set_cell(layer, coords, source_id, atlas_coords) and reads "
-                         "get_cell_source_id(layer, coords); the tile ids of the converted TileSet decide the values",
-                         self.rules.cite(f"map:diff:method:TileMap.{name}"))
         return True
 
     def _move_and_slide(self, call: ts.Node, chain: ts.Node | None, owner: str, name: str) -> bool:

@@ -9,6 +9,7 @@ rewritten fragment is parsed again: an edit that adds a parse error is dropped a
 from __future__ import annotations
 
 from gd_assets.core.receivers import Scope, fragment_locals
+from gd_assets.core.rewrite.behaviour import BehaviourRules
 from gd_assets.core.rewrite.calls import CallRules
 from gd_assets.core.rewrite.edits import FragmentRewrite
 from gd_assets.core.rewrite.files import FileRules
@@ -16,17 +17,21 @@ from gd_assets.core.rewrite.names import NameRules
 from gd_assets.core.rewrite.native_overrides import OverrideRules
 from gd_assets.core.rewrite.rules import RewriteRules
 from gd_assets.core.rewrite.syntax import SyntaxRules
+from gd_assets.core.rewrite.tilemap import TileMapRules
 from gd_assets.core.rewrite.tree import TreeEditor, apply_pending, placed, safe_edits
+from gd_assets.core.rewrite.tweens import TweenRules
 from gd_assets.core.rewrite.window import WindowRules
 from gd_assets.core.slicing import parse_gdscript
 
 WRAPPER = "func __fragment__():\n"
 
 
-class GDScriptRewriter(WindowRules, FileRules, OverrideRules, NameRules, CallRules, SyntaxRules, TreeEditor):
+class GDScriptRewriter(TweenRules, TileMapRules, BehaviourRules, WindowRules, FileRules, OverrideRules, NameRules,
+                       CallRules, SyntaxRules, TreeEditor):
     """All GDScript rules over one fragment."""
 
-    SHAPES = {**CallRules.SHAPES, **FileRules.SHAPES}
+    SHAPES = {**CallRules.SHAPES, **FileRules.SHAPES, **TileMapRules.SHAPES, **TweenRules.SHAPES,
+              **BehaviourRules.SHAPES}
 
 
 def rewrite_gdscript(text: str, start_line: int, scope: Scope | None, rules: RewriteRules) -> FragmentRewrite:
