@@ -7,8 +7,8 @@ One Godot 3 project holds every case, so each engine starts once per case scene 
 from __future__ import annotations
 
 import pytest
-
 from behaviour_harness import load_cases, run_differential
+
 from gd_assets.core.rewrite import load_rules
 
 CASES = load_cases()

@@ -22,8 +22,9 @@ DEFAULT_REQUEST = (
     "Check whether this project is Godot 3 or Godot 4 and, where needed, find evidence for converting it"
 )
 MAX_SHAPE = 80
+# cue sources the judge reads and the retriever does not
 JUDGE_ONLY = ("name", "property", "named_member", "project_context", "declared_member", "native_override",
-              "native_class_shadow", "analysis_limit", "coroutine_call", "signal_clash")  # cue sources the judge reads and the retriever does not
+              "native_class_shadow", "analysis_limit", "coroutine_call", "signal_clash", "parent_callback")
 
 
 @dataclass(frozen=True)
@@ -261,6 +262,7 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
             found = override_of(cues.scope, cues.scope.self_type(), _text(name)) if cues.scope is not None else None
             if found is not None:
                 cues.add(found.name, "native_override", found.native)
+            _parent_callback_cue(_text(name), cues)
         for child in node.children:
             if child.type == "remote_keyword":
                 cues.add(_text(child), "syntax")
@@ -269,6 +271,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
     elif kind == "constructor_definition":
         if node.child_by_field_name("arguments") is not None or any(c.type == "arguments" for c in node.children):
             cues.add("_init().(…)", "syntax")
+        else:
+            _parent_callback_cue("_init", cues)
     elif kind == "call":
         name = _text(node.children[0])
         receiver = _call_receiver(name, cues.scope)
@@ -283,6 +287,9 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         if name == "String" and len(args) == 1 and args[0].type != "string" and \
                 not re.search(r"(?i)(name|path)(\(\))?$", _text(args[0])):
             cues.add("String(value)", "syntax")
+        if name == "add_child" and args and args[0].type == "identifier" and cues.scope is not None and \
+                cues.scope.identifier_type(_text(args[0])) == "Tween":
+            cues.add("add_child(Tween)", "syntax")  # a Godot 3 Tween node (Godot 4's Tween is no node)
         if name == "connect" and arguments is not None and arguments.named_children[:1] and \
                 arguments.named_children[0].type == "string":
             cues.add('connect("signal", …) string', "syntax")
@@ -363,6 +370,31 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
     elif kind == "name" and node.parent is not None and node.parent.type in _DECLARATIONS and \
             node.parent.parent is not None and node.parent.parent.type in ("source", "class_body"):
         _shadow_cue(_text(node), cues)
+
+
+# Callbacks Godot 3 called at every level of a script's extends chain (call_multilevel): the parent script's
+# first for these, after the script's own for the others. Godot 4 calls the last one only, unless it calls
+# super(). `_notification` runs at every level in both (in another order).
+PARENT_FIRST_CALLBACKS = ("_init", "_enter_tree", "_ready", "_draw")
+PARENT_AFTER_CALLBACKS = ("_exit_tree", "_process", "_physics_process", "_input", "_unhandled_input",
+                          "_unhandled_key_input", "_gui_input")
+_CHAINED = PARENT_FIRST_CALLBACKS + PARENT_AFTER_CALLBACKS + ("_notification",)
+
+
+def parent_callback(scope: Scope | None, name: str) -> str | None:
+    """The project script up the extends chain that defines the callback `name` too (`project:<scope>`)."""
+    script = scope.script if scope is not None and name in _CHAINED else None
+    if script is None or not script.extends:
+        return None
+    owner = scope.owner(scope.resolve(script.extends), name)
+    return owner if owner.startswith(PROJECT) and owner != ANY_PROJECT else None
+
+
+def _parent_callback_cue(name: str, cues: _Cues) -> None:
+    """`func _ready():` in a script whose parent script has `_ready` too (judge only)."""
+    found = parent_callback(cues.scope, name)
+    if found is not None:
+        cues.add(name, "parent_callback", found)
 
 
 _DECLARATIONS = ("const_statement", "variable_statement", "export_variable_statement", "onready_variable_statement",

@@ -49,6 +49,9 @@ class Script:
     # a function long enough to be sliced into parts -> its parameters and variables: a later part does not
     # show them, and a bare name there is not the script's member
     part_locals: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    # (receiver as written, signal, method) connected to a Godot 3 Tween node by the script or its scene:
+    # Godot 4 makes a tween per animation, so each new one is connected where it is made
+    tween_links: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -276,11 +279,50 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
         found = re.search(r'\btype="(\w+)"', head.group(2)) if head and head.group(1) == "gd_resource" else None
         if found:
             ctx.scene_nodes[(f["path"], "[resource]")] = found.group(1)
+    _tween_links(ctx, files, scenes)
     for key, target in ctx.autoloads.items():  # an autoloaded scene is its root node: its script
         if target in scenes:
             ctx.autoloads[key] = _scene_root(scenes, target)[1] or target
     ctx._index()
     return ctx
+
+
+_TWEEN_SIGNALS = ("tween_completed", "tween_all_completed")
+_TWEEN_CONNECT = re.compile(r'(\$[\w/]+|\$"[^"]+"|[A-Za-z_]\w*)\.connect\(\s*"(tween_all_completed|tween_completed)"\s*,'
+                            r'\s*self\s*,\s*"(\w+)"')
+_NODE_MEMBER = re.compile(r'^onready\s+var\s+(\w+)[^=\n]*=\s*(?:\$([\w/]+)|\$"([^"]+)"|get_node\(\s*"([^"]+)"\s*\))',
+                          re.M)
+
+
+def _tween_links(ctx: ProjectContext, files: list[Mapping], scenes: dict[str, _Nodes]) -> None:
+    """Each script's connections to its Tween nodes: made in its code, or in a scene on the node it runs on."""
+    members: dict[str, dict[str, list[str]]] = {}  # script -> node path -> the onready members holding it
+    for f in files:
+        script = ctx.scripts.get(f["path"]) if f["kind"] == "gdscript" else None
+        if script is None:
+            continue
+        for found in _TWEEN_CONNECT.finditer(f["text"]):
+            script.tween_links.append(found.groups())
+        for found in _NODE_MEMBER.finditer(f["text"]):
+            path = next(g for g in found.groups()[1:] if g)
+            members.setdefault(f["path"], {}).setdefault(path, []).append(found.group(1))
+    for nodes in scenes.values():
+        by_path = {n.path: n for n in nodes}
+        for origin, target, signal, method in nodes.connections:
+            source, holder = by_path.get(origin), by_path.get(target)
+            if signal not in _TWEEN_SIGNALS or source is None or source.type != "Tween" or holder is None or \
+                    not holder.script or holder.script not in ctx.scripts:
+                continue
+            if target == ".":
+                rel = origin
+            elif origin.startswith(target + "/"):
+                rel = origin[len(target) + 1:]
+            else:
+                continue
+            links = ctx.scripts[holder.script].tween_links
+            for receiver in ["$" + rel, *members.get(holder.script, {}).get(rel, [])]:
+                if (receiver, signal, method) not in links:
+                    links.append((receiver, signal, method))
 
 
 _SECTION = re.compile(r"^\[([^\]]+)\]\s*$")
@@ -531,10 +573,12 @@ class _Nodes(list):
     """A scene's nodes in file order, and the paths its connections start from."""
 
     connected: set[str]
+    connections: list[tuple[str, str, str, str]]  # (from, to, signal, method)
 
     def __init__(self) -> None:
         super().__init__()
         self.connected = set()
+        self.connections = []
 
 
 def _read_scene(path: str, root: str, text: str) -> _Nodes:
@@ -558,6 +602,8 @@ def _read_scene(path: str, root: str, text: str) -> _Nodes:
                 nodes.append(current)
             elif tag == "connection" and "from" in attrs:
                 nodes.connected.add("." if attrs["from"] == "." else attrs["from"])
+                nodes.connections.append((attrs["from"], attrs.get("to", ""), attrs.get("signal", ""),
+                                          attrs.get("method", "")))
             continue
         if current is None:
             continue

@@ -182,12 +182,17 @@ class EvidenceJudge:
                 out.append(Marker("3", text[3:-2], f"`var x {text}`: Godot 4's `{text[3:]}` returns a Variant, so no type "
                                   f"can be inferred (an error by default there; `{VARIANT_RESULTS[text[3:-2]]}()` "
                                   "computes the float Godot 3's gave)", 0.85))
+            elif source == "syntax" and text == "add_child(Tween)":
+                out.append(Marker("3", "Tween", "`add_child(tween)` of a Tween: a Godot 3 Tween node (Godot 4's "
+                                                "Tween is made by `create_tween()`, no node)", 0.85))
             elif source == "syntax" and text == 'connect("signal", …) string':
                 pass  # decided from the call shape below
             elif source == "annotation":
                 out.append(Marker("4", text, f"`{text}` annotation (GDScript 2)", 0.95))
             elif source in ("extends", "type", "identifier", "node_path") and text[:1].isupper():
                 out.extend(self._name_markers(text, source))
+            elif source == "attribute" and text == "Tween.new":  # an error in Godot 4 too ("created directly")
+                out.append(Marker("3", "Tween", "`Tween.new()`: a Godot 3 Tween node (Godot 4: `create_tween()`)", 0.9))
             elif source == "attribute":
                 out.extend(self._attribute_markers(text))
             elif source == "call" and not text.startswith(".") and text not in defined:
@@ -213,6 +218,9 @@ class EvidenceJudge:
         if source == "coroutine_call":
             return [Marker("3", text, f"`{text}()` is a project coroutine (it yields) whose value is used: Godot 4 "
                                       "needs `await` there (a parse error without)", 0.85)]
+        if source == "parent_callback":  # the parent script's `_ready` too: Godot 4 calls only this one
+            return [Marker("3", text, f"`{text}()` overrides the parent script's: Godot 3 called both, Godot 4 only "
+                                      "this one unless it calls super()", 0.85)] if godot3 else []
         if receiver.startswith(("project", "other:")) and not (  # a module's class still connects as an Object
                 receiver.startswith("other:") and source == "call_shape" and text.split("(", 1)[0] in _OBJECT_SIGNAL_CALLS):
             return []  # the project's own name, or a module's class neither reference documents
@@ -240,6 +248,8 @@ class EvidenceJudge:
             return self._name_markers(text, "type") or self._global_call_markers(text)
         if source == "call_shape":
             return self._shape_markers(text, defined, receiver, godot3)
+        if source == "attribute" and text == "Tween.new":  # an error in Godot 4 too ("created directly")
+            return [Marker("3", "Tween", "`Tween.new()`: a Godot 3 Tween node (Godot 4: `create_tween()`)", 0.9)]
         if source == "attribute":
             return []  # decided by its `call` or `property` cue
         if source == "named_member":  # `connect("text_entered", …)`: only on a known engine receiver
@@ -247,6 +257,8 @@ class EvidenceJudge:
             found = self._member_markers(engine, member, (kind,)) if engine else None
             return found or []
         member = text.lstrip(".").rsplit(".", 1)[-1] if source in ("call", "property") else text
+        if engine is not None and godot3 and source in ("property", "name") and (engine, member) in _MEANING_CHANGED:
+            return [Marker("3", member, f"`{engine}.{member}`: {_MEANING_CHANGED[engine, member]}", 0.8)]
         if engine is not None and godot3 and source == "call" and (engine, member) in _RESULT_CHANGED:
             was, now, new = _RESULT_CHANGED[engine, member]
             return [Marker("3", member, f"`{engine}.{member}()` returned {was} in Godot 3 and returns {now} in "
@@ -483,6 +495,10 @@ class EvidenceJudge:
             return [Marker("3", name, f'`{name}(object, "method", …)` (Godot 4: `{name}(callable)`)', 0.85)]
         if name == "save" and receiver == "ResourceSaver" and (godot3 or parts[:1] and parts[0].startswith('"')):
             return [Marker("3", name, "`ResourceSaver.save(path, resource)` (Godot 4: `save(resource, path)`)", 0.85)]
+        if godot3 and name in _SILENT_CHANGES:
+            found = self._silent_change_markers(name, shape, parts, receiver)
+            if found:
+                return found
         if args.strip() == "…":
             return []
         if name in _TILEMAP_CELL_CALLS and godot3 and receiver in (None, "?", "TileMap"):
@@ -500,6 +516,17 @@ class EvidenceJudge:
         if fit4 and fit3 is False and name in _SHAPE_WATCHED:
             return [Marker("4", name, f"`{shape}`: the Godot 4 call shape of `{name}`", 0.75)]
         return []
+
+    def _silent_change_markers(self, name: str, shape: str, parts: list[str], receiver: str | None) -> list[Marker]:
+        """A Godot 3 call Godot 4 still compiles but runs otherwise (in a Godot 3 project only: Godot 4 code
+        means Godot 4's behaviour), on the Godot 3 class that has it or on a receiver nothing resolves."""
+        classes, counts, what = _SILENT_CHANGES[name]
+        lineage = set(self.surface.ancestors("3", receiver)) if receiver and receiver != "?" else set()
+        if receiver not in (None, "?") and not lineage & set(classes) or len([p for p in parts if p]) not in counts:
+            return []
+        if name == "to_html" and parts == ["false"]:
+            return []
+        return [Marker("3", name, f"`{shape}`: {what}", 0.8)]
 
     def _class_shape_markers(self, cls: str, name: str, shape: str, count: int) -> list[Marker]:
         """A call on an engine receiver whose argument count fits that class's method in one version only."""
@@ -545,6 +572,9 @@ class EvidenceJudge:
                                   old_format or 0.8))
             elif text == ".shader" and cue.source == "scene_header":
                 out.append(Marker("3", "shader", "a `.shader` file: Godot 4 loads shaders only as `.gdshader`", 0.9))
+            elif cue.source == "connection" and text in _TWEEN3_SIGNALS:
+                out.append(Marker("3", text, f"`{text}`: a Godot 3 Tween node's signal (Godot 4's Tween, made by "
+                                             "`create_tween()`, emits `finished`)", 0.85))
             elif cue.source in ("node_type", "resource_type", "value_type"):
                 out.extend(m for m in self._name_markers(text, "type"))
                 if text == "Tween" and cue.source == "node_type":
@@ -625,7 +655,26 @@ _CALLBACK_PAIRS = {"start", "funcref", "interpolate_callback", "interpolate_defe
 # TileMap calls whose Godot 3 shape fits Godot 4's arity: the least Godot 3 arguments holding `x, y`
 _TILEMAP_CELL_CALLS = {"set_cell": 3, "get_used_cells_by_id": 1, "is_cell_x_flipped": 2, "is_cell_y_flipped": 2,
                        "is_cell_transposed": 2, "get_cell_autotile_coord": 2}
+# properties that kept their name and changed their meaning (a Godot 3 project's reads and writes need it kept)
+_MEANING_CHANGED = {("Camera2D", "zoom"): "inverted in Godot 4 (Godot 3's 2 showed twice as much, Godot 4's 0.5)"}
+_TWEEN3_SIGNALS = ("tween_completed", "tween_all_completed", "tween_started", "tween_step")
 _UNDO_REDO_CALLS = {"add_do_method", "add_undo_method"}
+# Godot 3 calls that Godot 4 still compiles but runs otherwise: name -> (Godot 3 classes, argument counts, why)
+_SILENT_CHANGES = {
+    "slice": (("Array",), (2, 3, 4), "Godot 3's end was inclusive, Godot 4's is exclusive"),
+    "right": (("String",), (1,), "Godot 3 returned the string from that position, Godot 4 that many last characters"),
+    "erase": (("String",), (2,), "Godot 3 erased in place, Godot 4 returns the new string"),
+    "angle_to_point": (("Vector2",), (1,), "Godot 4 measures the angle the opposite way"),
+    "translated": (("Transform", "Transform2D"), (1,), "Godot 3 moved along the transform's own axes, Godot 4 "
+                                                       "in the parent's frame (`translated_local`)"),
+    **{name: (("SceneTree",), tuple(range(2, 9)), "Godot 3 made group calls on idle, Godot 4 at once")
+       for name in ("call_group", "set_group", "notify_group")},
+    **{name: (("SceneTree",), tuple(range(3, 10)), "Godot 3's flags without GROUP_CALL_REALTIME waited for idle")
+       for name in ("call_group_flags", "set_group_flags", "notify_group_flags")},
+    "move_and_collide": (("KinematicBody2D", "KinematicBody"), (2, 3, 4), "Godot 4's second argument is test_only "
+                                                                         "(Godot 3's infinite_inertia)"),
+    "to_html": (("Color",), (0, 1), "Godot 3 wrote ARGB, Godot 4 writes RGBA"),
+}
 _OBJECT_SIGNAL_CALLS = {"connect", "disconnect", "is_connected"}
 # Methods both references document whose Godot 3 result Godot 4 returns as another type (the api_diff
 # "signature changed" row): in a Godot 3 project, a call of one on its class is written for the old result.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from gd_assets.core.receivers import Scope, fragment_locals
 from gd_assets.core.rewrite.behaviour import BehaviourRules
 from gd_assets.core.rewrite.calls import CallRules
+from gd_assets.core.rewrite.camera import CameraRules
 from gd_assets.core.rewrite.edits import FragmentRewrite
 from gd_assets.core.rewrite.files import FileRules
 from gd_assets.core.rewrite.names import NameRules
@@ -26,7 +27,7 @@ from gd_assets.core.slicing import parse_gdscript
 WRAPPER = "func __fragment__():\n"
 
 
-class GDScriptRewriter(TweenRules, TileMapRules, BehaviourRules, WindowRules, FileRules, OverrideRules, NameRules,
+class GDScriptRewriter(TweenRules, TileMapRules, CameraRules, BehaviourRules, WindowRules, FileRules, OverrideRules, NameRules,
                        CallRules, SyntaxRules, TreeEditor):
     """All GDScript rules over one fragment."""
 

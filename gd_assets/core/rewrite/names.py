@@ -102,7 +102,11 @@ class NameRules:
                          self.rules.cite("file" if name == "File" else "directory"), 0.9)
             return True
         if nxt.type == "attribute_call" and text_of(nxt.children[0]) == "new":
+            declared = parent.parent is not None and parent.parent.type in ("variable_statement",
+                                                                             "onready_variable_statement")
             if name == "Tween":
+                if declared:  # see tweens.py
+                    return False
                 self.manual_item(node, "tween", "Tween.new(): Tween is no longer a node",
                                  "Godot 4 creates tweens with create_tween() and chains tween_property steps; "
                                  "the timing calls must be rewritten by hand", self.rules.cite("tween"))

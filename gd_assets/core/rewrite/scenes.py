@@ -34,6 +34,8 @@ _SHADER_PATH = re.compile(r'(res://[^"]*?|[^"/:]+?)\.shader(?=")')
 # Classes whose Godot 4 successor needs a property to behave as they did (the class rename row's comment).
 _CLASS_EXTRAS = {"YSort": "y_sort_enabled = true", "ToolButton": "flat = true"}
 _NO_RENAME = ("File", "Directory", "Tween")
+_TWEEN_DEFAULTS = ("repeat=false", "playback/repeat=false", "playback_speed=1.0", "playback_speed=1",
+                   "playback/speed=1.0", "playback_process_mode=1", "playback/active=false", "active=false")
 
 
 def _number(text: str) -> float | None:
@@ -121,9 +123,7 @@ class SceneRewriter:
         row = self.rules.scene_class_rename(name)
         if row is None or name in _NO_RENAME or (self.scope is not None and is_project(self.scope.class_type(name) or "")):
             if name == "Tween" and b.tag == "node":
-                ed.manual_item(*b.header, "tween", f"Tween node `{b.node_path}`",
-                               "Godot 4 has no Tween node (a Tween is made with `create_tween()`): the scripts "
-                               "using it and this node need rewriting together", [self.rules.cite("tween")])
+                self._tween_node()
             elif (row is None and b.tag != "ext_resource" and self.surface.has_class("3", name)
                   and not self.surface.has_class("4", name)):
                 what = f"node `{b.node_path}`" if b.tag == "node" else f"{b.tag} `{name}`"
@@ -139,11 +139,36 @@ class SceneRewriter:
         if extra and b.tag == "node" and not b.entry(extra.split(" ")[0]):
             ed.insert(b.header[1], "\n" + extra, "class_rename", row.cite(), 0.9)
 
+    def _tween_node(self) -> None:
+        """A Tween node goes: its scripts make a tween per animation with `create_tween()` (tweens.py), and
+        connect its signals there. One with a script, or settings a tween takes per animation, stays to people."""
+        b, ed = self.block, self.ed
+        cite = {"table": "docs_chunks", "id": "docs:4:Tween.method.tween_property",
+                "title": "Tween.tween_property (Godot 4 method)"}
+        if self.scope is not None and self.scope.engine_version() == "4" or b.entry("script"):
+            ed.manual_item(*b.header, "tween", f"Tween node `{b.node_path}`",
+                           "Godot 4 has no Tween node (a Tween is made with `create_tween()`): the scripts "
+                           "using it and this node need rewriting together", [cite])
+            return
+        # Godot 3's defaults (idle processing, no repeat, speed 1) are Godot 4's; other settings go per tween
+        settings = [text for e in b.entries if (text := b.text[e.start:e.end].strip()).replace(" ", "") not in
+                    _TWEEN_DEFAULTS]
+        if settings:
+            ed.manual_item(*b.header, "tween", f"Tween node `{b.node_path}` ({', '.join(settings)})",
+                           "the node goes: call set_loops(), set_speed_scale() or "
+                           "set_process_mode(Tween.TWEEN_PROCESS_PHYSICS) on each tween its scripts make", [cite])
+        ed.delete_lines(0, len(ed.text), "tween_node", cite, 0.85)
+
     def _connection(self) -> None:
         b = self.block
         self._connection_method()
         signal, origin = b.attr("signal"), b.attr("from")
         if not signal or origin is None or self.scope is None:
+            return
+        if signal in ("tween_completed", "tween_all_completed", "tween_started", "tween_step") and \
+                self.scope.context.node_type_in_scene(self.scope.path, origin) == "Tween" and \
+                self.scope.engine_version() != "4":
+            self._tween_connection()
             return
         script = self.scope.context.scene_scripts.get((self.scope.path, origin))
         if script and self.scope.signal_clash(PROJECT + script, signal):  # its script's signal is renamed
@@ -158,6 +183,16 @@ class SceneRewriter:
         if row is not None:
             _, a, z = b.attrs["signal"]
             self.ed.replace(a + 1, z - 1, row.new, "signal_rename", row.cite(), 0.9)
+
+    def _tween_connection(self) -> None:
+        """A connection from a Tween node: made on each tween its script creates (tweens.py)."""
+        b = self.block
+        cite = {"table": "docs_chunks", "id": "docs:4:Tween.signal.finished", "title": "Tween.finished (Godot 4 signal)"}
+        if b.attr("signal") in ("tween_completed", "tween_all_completed") and b.attr("to") is not None:
+            self.ed.delete_lines(0, len(self.ed.text), "tween_signal", cite, 0.85)
+        else:
+            self.ed.manual_item(*b.header, "tween", f"connection of `{b.attr('signal')}` from a Tween node",
+                                "Godot 4's Tween has `step_finished` and `finished`, on each tween made", [cite])
 
     def _connection_method(self) -> None:
         """`method="grab_focus"` on a node whose script's `grab_focus` Godot 4 renames: the new name."""

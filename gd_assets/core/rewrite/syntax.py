@@ -336,9 +336,6 @@ class SyntaxRules:
                 else:  # the range a coroutine-state loop after it also drops (see _function_state)
                     self.edit(statement.prev_sibling.end_point, statement.end_point, "", "function_state",
                               self.rules.cite("map:diff:class:GDScriptFunctionState"), 0.85)
-        if name in ("interpolate_property", "interpolate_method", "interpolate_callback"):
-            self.manual_item(node, "tween", f"Tween.{name}()", "Godot 4 tweens are created with create_tween() and "
-                             "chain tween_property/tween_method/tween_callback", self.rules.cite("tween"))
 
     def on_attribute_call(self, node: ts.Node) -> None:
         self.on_call(node)
