@@ -123,7 +123,7 @@ def test_examples_give_their_version(analysis_home):
     four = views.verdict_document(orchestrate.analyze(str(REPO / "examples" / "dodge-godot4"), None))
     assert three["verdict"] == "godot3" and four["verdict"] == "godot4"
     report = Path(os.environ["GD_ASSETS_HOME"]) / "reports" / "dodge-godot3.html"
-    assert "Player.gd" in report.read_text() and "<pre>" in report.read_text()
+    assert "Player.gd" in report.read_text() and "<pre class='diff'>" in report.read_text()
 
 
 def test_a_pathological_fragment_does_not_stop_the_analysis(analysis_home, tmp_path):

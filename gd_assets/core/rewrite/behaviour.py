@@ -316,7 +316,7 @@ class BehaviourRules:
         names = [text_of(p if p.type == "identifier" else p.named_children[0]) for p in
                  (params.named_children if params is not None else []) if p.type != "comment"]
         call = f"super({', '.join(names)})" if name != "_init" else "super()"
-        cite = self._upgrade_cite()
+        cite = self._doc_cite("3", "Node", name) or self._doc_cite("3", "Object", name) or self._upgrade_cite()
         same_line = statements[0].start_point[0] == node.start_point[0]
         indent = None if same_line else self.indent_of(statements[0])
         if name in PARENT_FIRST_CALLBACKS:
