@@ -207,9 +207,8 @@ def test_the_parent_scripts_callback_is_called_where_godot3_called_it(rules):
     assert "\tif my_delta > 1:\n\t\tprint(3)\n\tsuper(my_delta)\n" in new
     assert "func _input(event): print(event); super(event)\n" in new
     assert {e.rule for e in edits} == {"parent_callback"}
-    assert {e.evidence["id"] for e in edits} == {
-        "docs:4:page:tutorials/migrating/upgrading_to_godot_4#updating-scripts-to-take-backwards-incompatible-"
-        "changes-into-account"}
+    assert {e.evidence["id"] for e in edits} == {"docs:3:Object.method._init", "docs:3:Node.method._ready",
+                                                 "docs:3:Node.method._process", "docs:3:Node.method._input"}
 
 
 def test_a_parent_found_by_class_name_and_through_a_grandparent(rules):
