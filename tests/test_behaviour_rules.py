@@ -5,22 +5,11 @@ rewritten there, against the built corpus; the behaviour itself is proven by tes
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import duckdb
 import pytest
+from rewrite_helpers import GODOT3, GODOT4, judged, migrate
 
-from gd_assets.core.codec import judge_input
-from gd_assets.core.cues import DEFAULT_REQUEST, extract_cues
-from gd_assets.core.judges.evidence import EvidenceJudge
-from gd_assets.core.project_context import build_context
-from gd_assets.core.receivers import Scope
-from gd_assets.core.rewrite import apply_edits, load_rules, rewrite_fragment
-from gd_assets.core.slicing import slice_file
-
-KINDS = {".gd": "gdscript", ".tscn": "scene", ".godot": "project"}
-GODOT3 = {"project.godot": "config_version=4\n"}
-GODOT4 = {"project.godot": "config_version=5\n"}
+from gd_assets.core.rewrite import load_rules
 
 
 @pytest.fixture(scope="module")
@@ -28,28 +17,9 @@ def rules(corpus_home):
     return load_rules(str(corpus_home / "corpora.duckdb"))
 
 
-def judged(rules, files: dict[str, str], path: str):
-    """(fragment, scope, migration needed) of each fragment of `path`, judged in its project."""
-    context = build_context([{"path": p, "kind": KINDS[Path(p).suffix], "text": t} for p, t in files.items()])
-    judge = EvidenceJudge(surface=rules.surface)
-    kind = KINDS[Path(path).suffix]
-    for frag in slice_file(path, kind, files[path]):
-        scope = Scope.of(context, path, frag.symbol, rules.surface)
-        cues = extract_cues(frag.kind, frag.text, DEFAULT_REQUEST, kind, scope)
-        row = {"key": frag.symbol, "path": path, "start_line": frag.start_line, "end_line": frag.end_line,
-               "kind": frag.kind, "file_kind": kind, "text": frag.text}
-        yield frag, scope, judge.judge_one(judge_input(row, cues, [], DEFAULT_REQUEST)).migration_needed
-
-
-def migrate(rules, files: dict[str, str], path: str):
-    """The file as the pipeline writes it (as in test_script_compile): (new text, edits, manual items)."""
-    edits, manual = [], []
-    for frag, scope, needed in judged(rules, files, path):
-        if needed:
-            result = rewrite_fragment(frag.kind, frag.text, frag.start_line, KINDS[Path(path).suffix], scope, rules)
-            edits += result.edits
-            manual += result.manual
-    return apply_edits(files[path], edits), edits, manual
+def needed_of(rules, files: dict[str, str], path: str):
+    """(fragment, scope, migration needed) of each fragment of `path`."""
+    return ((frag, scope, j.migration_needed) for frag, scope, j in judged(rules, files, path))
 
 
 def script(body: str, project: dict[str, str] = GODOT3, extends: str = "Node2D", extra: str = "") -> dict[str, str]:
@@ -95,23 +65,23 @@ def test_godot4_code_is_neither_flagged_nor_rewritten(rules):
             "\tvar s = \"abc\"\n\ts.erase(0, 1)\n\tget_tree().call_group(\"g\", \"m\")\n\tprint(Transform2D().translated("
             "Vector2.ONE), Color.RED.to_html())\n")
     files = script(body, GODOT4)
-    assert not any(needed for _, _, needed in judged(rules, files, "a.gd"))
+    assert not any(needed for _, _, needed in needed_of(rules, files, "a.gd"))
     files = script(body + "\tawait get_tree().process_frame\n\tprint(stepify(1, 2))\n", GODOT4)  # flagged otherwise
     new, edits, manual = migrate(rules, files, "a.gd")
     assert "a.slice(1, 3)" in new and ".right(1)" in new and "angle_to_point" in new and "\ts.erase(0, 1)" in new
     assert "call_group(\"g\"" in new and ".translated(" in new and not manual
     files = {**GODOT4, "base.gd": "extends Node\n\n\nfunc _ready():\n\tpass\n",
              "a.gd": "extends \"res://base.gd\"\n\n\nfunc _ready():\n\tprint(1)\n"}
-    assert not any(needed for _, _, needed in judged(rules, files, "a.gd"))
+    assert not any(needed for _, _, needed in needed_of(rules, files, "a.gd"))
 
 
 def test_godot3_calls_are_judged_a_migration_need(rules):
     for call in ("a.slice(1, 3)", "s.right(2)", "v.angle_to_point(w)", "s.erase(0, 2)", "t.translated(v)",
                  "get_tree().call_group(\"g\", \"m\")", "c.to_html()", "move_and_collide(v, true)"):
         files = script(f"\tprint({call})\n", extends="KinematicBody2D")
-        assert any(needed for _, _, needed in judged(rules, files, "a.gd")), call
+        assert any(needed for _, _, needed in needed_of(rules, files, "a.gd")), call
     files = script("\tprint(a.erase(x), c.to_html(false), move_and_collide(v))\n", extends="KinematicBody2D")
-    assert not any(needed for frag, _, needed in judged(rules, files, "a.gd") if frag.symbol == "f")
+    assert not any(needed for frag, _, needed in needed_of(rules, files, "a.gd") if frag.symbol == "f")
 
 
 # -- String, Vector2, float results ------------------------------------------------------------------------

@@ -4,7 +4,7 @@ their Godot 3 meaning (proven in both engines by the `camera-zoom` case of tests
 from __future__ import annotations
 
 import pytest
-from test_tilemap_rewrite import GODOT3, migrate
+from rewrite_helpers import GODOT3, migrate
 
 from gd_assets.core.rewrite import load_rules
 

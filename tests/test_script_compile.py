@@ -5,45 +5,16 @@ one, renamed project-wide. Each is judged in its project and rewritten there, ag
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from rewrite_helpers import GODOT3
+from rewrite_helpers import migrate_judged as migrate
 
-from gd_assets.core.codec import judge_input
-from gd_assets.core.cues import DEFAULT_REQUEST, extract_cues
-from gd_assets.core.judges.evidence import EvidenceJudge
-from gd_assets.core.project_context import build_context
-from gd_assets.core.receivers import Scope
-from gd_assets.core.rewrite import apply_edits, load_rules, rewrite_fragment
-from gd_assets.core.slicing import slice_file
-
-KINDS = {".gd": "gdscript", ".tscn": "scene", ".godot": "project"}
-GODOT3 = {"project.godot": "config_version=4\n"}
+from gd_assets.core.rewrite import load_rules
 
 
 @pytest.fixture(scope="module")
 def rules(corpus_home):
     return load_rules(str(corpus_home / "corpora.duckdb"))
-
-
-def migrate(rules, files: dict[str, str], path: str):
-    """The file as the pipeline writes it: every fragment judged in its project, the flagged ones
-    rewritten. Returns (new text, edits, manual items, judgements by symbol)."""
-    context = build_context([{"path": p, "kind": KINDS[Path(p).suffix], "text": t} for p, t in files.items()])
-    judge = EvidenceJudge(surface=rules.surface)
-    kind = KINDS[Path(path).suffix]
-    edits, manual, judged = [], [], {}
-    for frag in slice_file(path, kind, files[path]):
-        scope = Scope.of(context, path, frag.symbol, rules.surface)
-        cues = extract_cues(frag.kind, frag.text, DEFAULT_REQUEST, kind, scope)
-        row = {"key": frag.symbol, "path": path, "start_line": frag.start_line, "end_line": frag.end_line,
-               "kind": frag.kind, "file_kind": kind, "text": frag.text}
-        judged[frag.symbol] = judge.judge_one(judge_input(row, cues, [], DEFAULT_REQUEST))
-        if judged[frag.symbol].migration_needed:
-            result = rewrite_fragment(frag.kind, frag.text, frag.start_line, kind, scope, rules)
-            edits += result.edits
-            manual += result.manual
-    return apply_edits(files[path], edits), edits, manual, judged
 
 
 def test_a_coroutine_state_loop_becomes_an_await_on_the_call(rules):

@@ -4,43 +4,15 @@ Each script is judged in its project and rewritten there, against the built corp
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from rewrite_helpers import GODOT3, migrate
 
-from gd_assets.core.codec import judge_input
-from gd_assets.core.cues import DEFAULT_REQUEST, extract_cues
-from gd_assets.core.judges.evidence import EvidenceJudge
-from gd_assets.core.project_context import build_context
-from gd_assets.core.receivers import Scope
-from gd_assets.core.rewrite import apply_edits, load_rules, rewrite_fragment
-from gd_assets.core.slicing import slice_file
-
-KINDS = {".gd": "gdscript", ".tscn": "scene", ".godot": "project"}
-GODOT3 = {"project.godot": "config_version=4\n"}
+from gd_assets.core.rewrite import load_rules
 
 
 @pytest.fixture(scope="module")
 def rules(corpus_home):
     return load_rules(str(corpus_home / "corpora.duckdb"))
-
-
-def migrate(rules, files: dict[str, str], path: str):
-    """The file as the pipeline writes it (as in test_script_compile): (new text, edits, manual items)."""
-    context = build_context([{"path": p, "kind": KINDS[Path(p).suffix], "text": t} for p, t in files.items()])
-    judge = EvidenceJudge(surface=rules.surface)
-    kind = KINDS[Path(path).suffix]
-    edits, manual = [], []
-    for frag in slice_file(path, kind, files[path]):
-        scope = Scope.of(context, path, frag.symbol, rules.surface)
-        cues = extract_cues(frag.kind, frag.text, DEFAULT_REQUEST, kind, scope)
-        row = {"key": frag.symbol, "path": path, "start_line": frag.start_line, "end_line": frag.end_line,
-               "kind": frag.kind, "file_kind": kind, "text": frag.text}
-        if judge.judge_one(judge_input(row, cues, [], DEFAULT_REQUEST)).migration_needed:
-            result = rewrite_fragment(frag.kind, frag.text, frag.start_line, kind, scope, rules)
-            edits += result.edits
-            manual += result.manual
-    return apply_edits(files[path], edits), edits, manual
 
 
 def tilemap_script(body: str, extends: str = "TileMap") -> dict[str, str]:

@@ -5,7 +5,7 @@ is proven in Godot 3.6 and 4 by the `tween-*` cases of tests/test_behaviour.py."
 from __future__ import annotations
 
 import pytest
-from test_tilemap_rewrite import GODOT3, migrate
+from rewrite_helpers import GODOT3, migrate
 
 from gd_assets.core.rewrite import load_rules
 

@@ -8,7 +8,7 @@ import re
 
 import tree_sitter as ts
 
-from gd_assets.core.rewrite.tree import args_of, text_of
+from gd_assets.core.rewrite.tree import args_of, bare_reference, text_of
 
 _NUMBER = re.compile(r"^-?\d+(\.\d*)?$")
 _SWAPPED = {"*=": "/=", "/=": "*="}
@@ -26,10 +26,7 @@ class CameraRules:
     """Camera2D's `zoom` written and read with Godot 3's meaning."""
 
     def on_identifier(self, node: ts.Node) -> None:
-        parent = node.parent
-        bare = parent is not None and (parent.type not in ("attribute", "attribute_call", "attribute_subscript") or
-                                       parent.type == "attribute" and parent.children[0].id == node.id)
-        if not (bare and text_of(node) == "zoom" and self._camera_zoom(node, None, self.implicit_owner("zoom"))):
+        if not (bare_reference(node) and text_of(node) == "zoom" and self._camera_zoom(node, None, self.implicit_owner("zoom"))):
             super().on_identifier(node)
 
     def on_attribute(self, node: ts.Node) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from gd_assets.core.rewrite.tree import args_of, text_of
+from gd_assets.core.rewrite.tree import args_of, bare_reference, text_of
 
 LAYER = "0"
 _FLIPS = ("TileSetAtlasSource.TRANSFORM_FLIP_H", "TileSetAtlasSource.TRANSFORM_FLIP_V",
@@ -192,10 +192,7 @@ class TileMapRules:
     # `cell_size` -------------------------------------------------------------------------------------
 
     def on_identifier(self, node: ts.Node) -> None:
-        parent = node.parent
-        bare = parent is not None and (parent.type not in ("attribute", "attribute_call", "attribute_subscript") or
-                                       parent.type == "attribute" and parent.children[0].id == node.id)
-        if not (bare and text_of(node) == "cell_size" and self._tile_cell_size(node, None, self.implicit_owner("cell_size"))):
+        if not (bare_reference(node) and text_of(node) == "cell_size" and self._tile_cell_size(node, None, self.implicit_owner("cell_size"))):
             super().on_identifier(node)
 
     def on_attribute(self, node: ts.Node) -> None:

@@ -48,6 +48,13 @@ def string_value(node: ts.Node | None) -> str | None:
     return None
 
 
+def bare_reference(node: ts.Node) -> bool:
+    """An identifier read on its own or at the head of a chain (`zoom`, `zoom.x`), not a member (`a.zoom`)."""
+    parent = node.parent
+    return parent is not None and (parent.type not in ("attribute", "attribute_call", "attribute_subscript") or
+                                   parent.type == "attribute" and parent.children[0].id == node.id)
+
+
 def args_of(node: ts.Node | None) -> list[ts.Node]:
     args = node.child_by_field_name("arguments") if node is not None else None
     if args is None and node is not None:

@@ -65,9 +65,7 @@ class TweenRules:
 
     def _tween_made(self) -> dict[str, str]:
         """Receivers whose tween this fragment made: receiver text -> the variable holding it."""
-        if not hasattr(self, "_tweens_made"):
-            self._tweens_made = {}
-        return self._tweens_made
+        return self.__dict__.setdefault("_tweens_made", {})
 
     def _tween_variable(self, receiver: str) -> str:
         """The variable a receiver's tweens go in: itself, or a new local for a `$Path` node."""
@@ -100,7 +98,7 @@ class TweenRules:
             parallel = ".set_parallel(true)" if several else ""
             declare = "var " if variable != receiver else ""
             lines.append(f"{declare}{variable} = create_tween(){parallel}")
-            lines += [self._tween_link(variable, signal, method) for signal, method in self._tween_links(receiver)
+            lines += [f"{variable}.finished.connect({method})" for signal, method in self._tween_links(receiver)
                       if signal == "tween_all_completed"]
         link = next((m for s, m in self._tween_links(receiver) if s == "tween_completed"), None)
         if link and name == _PROPERTY:
@@ -194,9 +192,6 @@ class TweenRules:
             if held == receiver:
                 out.append((signal, f"self.{self.overridden_name(self.scope.self_type(), method)}"))
         return out
-
-    def _tween_link(self, variable: str, signal: str, method: str) -> str:
-        return f"{variable}.finished.connect({method})"
 
     def call_connect(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         """`tween.connect("tween_all_completed", self, "m")`: made on each new tween instead (see `_tween_links`)."""
