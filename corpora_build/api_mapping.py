@@ -5,7 +5,8 @@ it leaves commented out (flagged ambiguous with the reason); (b) the diff of the
 surfaces, with class renames resolved so KinematicBody2D members compare against CharacterBody2D;
 (c) the converter's own before/after syntax rules (yield -> await, export -> @export, ...);
 (d) the curated scene-property table (`scene_properties.yaml`): what a property Godot 4 no longer
-reads in a scene becomes, and how its value changes.
+reads in a scene becomes, and how its value changes; (e) the curated answers (`api_answers.yaml`): what
+a Godot 3 name that Godot 4 lacks becomes (a rename, a move to another class) or what to do by hand.
 """
 
 from __future__ import annotations
@@ -287,6 +288,31 @@ def scene_property_rows(path: Path = SCENE_PROPERTIES) -> list[dict]:
     return rows
 
 
+API_ANSWERS = Path(__file__).resolve().parent / "api_answers.yaml"
+
+
+def answer_rows(path: Path = API_ANSWERS) -> list[dict]:
+    """One row per curated answer and name: `rename` (same class), `moved` (`Class.member`) or `answer` (by hand)."""
+    rows, seen = [], set()
+    for entry in yaml.safe_load(path.read_text(encoding="utf-8")):
+        cls = entry["class"]
+        for name in entry["names"]:
+            new = entry.get("rename") or entry.get("moved")
+            kind = "renamed" if "rename" in entry else "moved" if "moved" in entry else "removed"
+            what = (f"renamed {new}" if kind == "renamed" else f"moved to {new}" if kind == "moved" else "by hand")
+            text = entry.get("answer") or (f"Godot 3 {cls}.{name} is {new} in Godot 4." if kind == "renamed" else
+                                           f"Godot 3 {cls}.{name} is {new} in Godot 4 (another class).")
+            member = name if name != cls else None
+            rows.append(_row(
+                id=_unique(f"map:answer:{cls}.{name}", seen, "2"), old_name=member or cls, new_name=new,
+                new_signature=entry.get("value"),
+                change_kind=kind, category="answer", class_context=cls, source="curated_answer", ambiguous=False,
+                title=f"{cls}.{name} in Godot 4: {what} (curated answer)" if member else
+                      f"{cls} in Godot 4: {what} (curated answer)",
+                text=text))
+    return rows
+
+
 def build_api_mapping(sources: dict[str, Source]) -> list[dict]:
     """All api_mapping rows: rename map, API surface diff, converter syntax rules (when present)."""
     (_, data), = list(iter_files(sources["rename_map"].location, ("*",)))
@@ -296,4 +322,5 @@ def build_api_mapping(sources: dict[str, Source]) -> list[dict]:
     if "converter_rules" in sources:
         rows += syntax_rows(converter_vectors(sources["converter_rules"]))
     rows += scene_property_rows()
+    rows += answer_rows()
     return rows

@@ -24,7 +24,7 @@ from gd_assets.home import corpora_db_path, index_dir
 
 GROUP = "corpora"
 # Bump when a builder changes what it writes, so the next refresh rebuilds that table.
-BUILDER_VERSION = {"docs_chunks": "docs-1", "api_mapping": "map-1"}
+BUILDER_VERSION = {"docs_chunks": "docs-1", "api_mapping": "map-2"}
 
 
 class CorpusSource(dg.ConfigurableResource):
@@ -41,7 +41,7 @@ def curated_sources() -> list[Source]:
     judgements and rewrites carry) changes with them, and api_mapping is rebuilt when its table does."""
     from corpora_build.label_prototypes import PROTOTYPES_DIR
 
-    files = {"scene_properties": [api_mapping_builder.SCENE_PROPERTIES],
+    files = {"scene_properties": [api_mapping_builder.SCENE_PROPERTIES], "api_answers": [api_mapping_builder.API_ANSWERS],
              "prototypes": sorted(PROTOTYPES_DIR.glob("*.yaml"))}
     return [Source(name, "curated", "repository", str(paths[0]),
                    content_hash(*[(p.name, p.read_text(encoding="utf-8")) for p in paths]))
@@ -130,7 +130,7 @@ def docs_chunks(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
           description="Godot 3 -> 4 changes: official rename map, API surface diff, converter syntax rules.")
 def api_mapping(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
     return _table_asset(context, "api_mapping", ("godot3_classes", "godot4_classes", "rename_map", "converter_rules",
-                                                 "scene_properties"),
+                                                 "scene_properties", "api_answers"),
                         api_mapping_builder.build_api_mapping, "source", "category")
 
 
@@ -189,5 +189,24 @@ def corpus_index(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
                                 data_version=dg.DataVersion(stats["index_version"]))
 
 
+@dg.asset(group_name=GROUP, deps=[docs_chunks, api_mapping, label_prototypes],
+          description="Every Godot 3 name Godot 4 lacks where Godot 3 had it, with the answer the judge and the "
+                      "rewrite give a use of it (rebuilt each time: it depends on the code too).")
+def api_coverage(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+    from corpora_build.api_coverage import build_api_coverage, coverage_counts, coverage_markdown
+
+    with connect(corpora_db_path(), read_only=True) as con:
+        version = version_of(con)
+    rows = build_api_coverage(corpora_db_path(), version)
+    written = _write("api_coverage", rows)
+    counts = coverage_counts(rows)
+    context.log.info(f"api_coverage: {counts['all']['answered']} of {counts['all']['total']} Godot 3 names answered")
+    return dg.MaterializeResult(metadata={
+        "rows": written, "answered": counts["all"]["answered"], "unanswered": counts["all"].get("none", 0),
+        "answered_share": round(counts["all"]["answered"] / max(counts["all"]["total"], 1), 4),
+        "by_kind": dg.MetadataValue.md(coverage_markdown(counts)), "counts": dg.MetadataValue.json(counts),
+    })
+
+
 TABLE_ASSETS = [corpus_sources, docs_chunks, api_mapping, label_prototypes, bridges]
-ASSETS = [*TABLE_ASSETS, corpus_index]
+ASSETS = [*TABLE_ASSETS, corpus_index, api_coverage]

@@ -6,7 +6,14 @@ Thresholds are module constants so a failing check names exactly which bar was m
 
 import dagster as dg
 
-from corpora_build.assets import api_mapping, bridges, docs_chunks, label_prototypes, load_prototype_rows
+from corpora_build.assets import (
+    api_coverage,
+    api_mapping,
+    bridges,
+    docs_chunks,
+    label_prototypes,
+    load_prototype_rows,
+)
 from corpora_build.bridges import DOC_KINDS, DocsIndex, _name, bridge_shares
 from gd_assets.core.corpus.surface import load_surface
 from gd_assets.core.duck import connect
@@ -135,6 +142,70 @@ def bridges_coverage() -> dg.AssetCheckResult:
                    unbridged_mappings=_table_md(unbridged, ("id", "category", "old", "new")))
 
 
+# Settings the engines read without documenting them (their editors write them): curated answers may name them.
+UNDOCUMENTED_SETTINGS = ("internationalization/locale/translations", "internationalization/locale/translation_remaps",
+                         "locale/translations", "locale/translation_remaps", "locale/locale_filter")
+
+
+def answer_problems(con, surface) -> list[tuple]:
+    """Curated answers whose Godot 3 class or name the 3.x reference does not document, or whose Godot 4 name
+    (a rename on the class it became, a `Class.member` it moved to, a project setting) the 4.x one does not."""
+    import fnmatch
+
+    rows = con.execute("SELECT id, class_context, old_name, change_kind, new_name FROM api_mapping "
+                       "WHERE source = 'curated_answer' ORDER BY id").fetchall()
+    problems = []
+    for rid, cls, name, kind, new in rows:
+        classes = fnmatch.filter(sorted(surface.classes["3"]), cls)
+        if not classes:
+            problems.append((rid, cls, name, "no Godot 3 class matches"))
+            continue
+        if "*" not in name and name != cls and name not in UNDOCUMENTED_SETTINGS and \
+                not any(surface.owner_of("3", c, name) for c in classes):
+            problems.append((rid, cls, name, "not a Godot 3 member of the class"))
+        if kind == "renamed" and cls == "ProjectSettings":
+            if surface.owner_of("4", cls, new) is None and new not in UNDOCUMENTED_SETTINGS:
+                problems.append((rid, cls, new, "not a Godot 4 project setting"))
+        elif kind == "renamed" and name == cls:
+            if not surface.has_class("4", new):
+                problems.append((rid, cls, new, "not a Godot 4 class"))
+        elif kind == "renamed":
+            target = surface.class4(classes[0]) or "@GlobalScope"
+            *through, last = new.split(".")
+            for step in through:
+                owner = surface.owner_of("4", target, step.removesuffix("()")) or ""
+                target = surface.types.get(("4", owner, step.removesuffix("()")), "")
+            if surface.owner_of("4", target, last) is None and not surface.is_global_constant("4", last) and \
+                    not surface.is_global_function("4", last):
+                problems.append((rid, cls, new, "not a Godot 4 member of the class it became"))
+        elif kind == "moved":
+            cls4, _, member = new.partition(".")
+            if not surface.class_member("4", cls4, member):
+                problems.append((rid, cls, new, "not a Godot 4 member"))
+    return problems
+
+
+@dg.asset_check(asset=api_mapping, description=(
+    "Every curated answer names a Godot 3 class and member, and every rename or move a Godot 4 one."))
+def api_answers_in_surfaces() -> dg.AssetCheckResult:
+    with connect(corpora_db_path(), read_only=True) as con:
+        problems = answer_problems(con, load_surface(str(corpora_db_path())))
+    return _result(not problems, problems=len(problems), offending=_table_md(problems, ("id", "class", "name", "problem")))
+
+
+@dg.asset_check(asset=api_coverage, description=(
+    "Every Godot 3 name Godot 4 lacks gets an answer: a rename, a move, a call-shape or behaviour rule, or a manual "
+    "item saying what to do (a manual item saying only that the name is gone does not count)."))
+def api_coverage_every_name_answered() -> dg.AssetCheckResult:
+    with connect(corpora_db_path(), read_only=True) as con:
+        total = con.execute("SELECT count(*) FROM api_coverage").fetchone()[0]
+        unanswered = con.execute("SELECT id, coalesce(rule, ''), godot3_signature FROM api_coverage "
+                                 "WHERE answer = 'none' ORDER BY id").fetchall()
+    return _result(not unanswered and total > 0, names=total, unanswered=len(unanswered),
+                   offending=_table_md([(i, r or "nothing written", s) for i, r, s in unanswered],
+                                       ("name", "what the pipeline did", "Godot 3 signature")))
+
+
 CHECKS = [
     _unique_ids_check(docs_chunks, "docs_chunks"),
     _unique_ids_check(api_mapping, "api_mapping"),
@@ -143,4 +214,6 @@ CHECKS = [
     scene_properties_in_surfaces,
     label_prototypes_parse,
     bridges_coverage,
+    api_answers_in_surfaces,
+    api_coverage_every_name_answered,
 ]

@@ -71,6 +71,20 @@ TABLES: dict[str, str] = {
             to_id VARCHAR NOT NULL,
             PRIMARY KEY (from_id, relation, to_id)
         )""",
+    "api_coverage": """
+        CREATE TABLE IF NOT EXISTS api_coverage (
+            id VARCHAR PRIMARY KEY,          -- cov:<kind>:<Godot 3 class>.<name>, e.g. cov:method:OS.get_ticks_msec
+            kind VARCHAR NOT NULL,           -- class|method|property|signal|constant|global_function|global_constant|project_setting
+            class_name VARCHAR NOT NULL,     -- the Godot 3 class (@GlobalScope / @GDScript for globals)
+            name VARCHAR NOT NULL,           -- the Godot 3 name Godot 4 lacks there
+            godot4_class VARCHAR,            -- the class it became in Godot 4; NULL when the class is gone
+            godot3_signature VARCHAR,
+            gone_row VARCHAR NOT NULL,       -- the api_mapping row saying it is gone
+            answer VARCHAR NOT NULL,         -- rename|moved|call_shape|behaviour|manual|none
+            rule VARCHAR,                    -- the rewrite rule or manual item kind that answered
+            godot4 VARCHAR,                  -- what the use became, or what the manual item says
+            evidence VARCHAR                 -- the corpus row the answer cites
+        )""",
     "corpus_sources": """
         CREATE TABLE IF NOT EXISTS corpus_sources (
             name VARCHAR PRIMARY KEY,        -- godot3_classes|godot4_classes|rename_map|converter_rules|docs_pages
@@ -87,6 +101,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "api_mapping": ("id",),
     "label_prototypes": ("id",),
     "bridges": ("from_id", "relation", "to_id"),
+    "api_coverage": ("id",),
     "corpus_sources": ("name",),
 }
 
@@ -111,6 +126,11 @@ POLARS: dict[str, dict[str, pl.DataType]] = {
     "bridges": {
         "from_table": pl.String, "from_id": pl.String, "relation": pl.String, "to_table": pl.String,
         "to_id": pl.String,
+    },
+    "api_coverage": {
+        "id": pl.String, "kind": pl.String, "class_name": pl.String, "name": pl.String, "godot4_class": pl.String,
+        "godot3_signature": pl.String, "gone_row": pl.String, "answer": pl.String, "rule": pl.String,
+        "godot4": pl.String, "evidence": pl.String,
     },
     "corpus_sources": {
         "name": pl.String, "adapter": pl.String, "version": pl.String, "location": pl.String,

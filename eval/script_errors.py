@@ -23,7 +23,7 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from godot4_ports import PORTS, tree
+from godot4_ports import HELD_OUT, PORTS, SETS, tree
 from trees import cache_root
 
 from gd_assets.core import engines, verify
@@ -65,7 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--home", required=True, help="a data home holding the built corpus (corpora.duckdb)")
     parser.add_argument("--godot", help="a Godot 4 executable (default: as `gd-assets verify` finds one)")
-    parser.add_argument("--port", action="append", choices=sorted(PORTS), help="only these ports (repeatable)")
+    parser.add_argument("--port", action="append", choices=sorted({*PORTS, *HELD_OUT}),
+                        help="only these ports (repeatable)")
+    parser.add_argument("--set", choices=sorted(SETS), default="tuned",
+                        help="the ports tuned on (default) or those never tuned on")
     parser.add_argument("--top", type=int, default=15, help="error shapes shown per cause")
     parser.add_argument("--json", type=Path, help="write every attributed error here")
     args = parser.parse_args(argv)
@@ -73,8 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     rules = load_rules(str(Path(args.home) / "corpora.duckdb"))
     totals, causes, shapes, dump = Counter(), defaultdict(Counter), Counter(), {}
     print(f"{'project':<20}{'scripts failing':>18}{'of them only through another':>30}")
-    for name in args.port or PORTS:
-        mirror, ref3, _, sub = PORTS[name]
+    ports = {**PORTS, **HELD_OUT}
+    for name in args.port or SETS[args.set]:
+        mirror, ref3, _, sub = ports[name]
         out = cache_root() / "compile-check" / name
         frags, judged, rewrites, originals, migrated = migrate_core(name, tree(mirror, ref3, sub), out, rules)
         report, _ = verify.verify(out, godot)

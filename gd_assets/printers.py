@@ -141,8 +141,14 @@ def print_verification(doc: dict, out=sys.stdout) -> None:
         print(f"  {line}", file=out)
     if f.get("causes"):
         print("  problems by cause: " + ", ".join(f"{n} {c}" for c, n in f["causes"].items()), file=out)
+    through = f.get("through", {})
     for path, error in list(f.get("failing", {}).items())[:40]:
-        print(f"    {path}: {error[:140]}", file=out)
+        if path in through:
+            print(f"    {path}: fails through {through[path]}", file=out)
+            continue
+        also = sum(1 for root in through.values() if root == path)
+        print(f"    {path}: {error[:140]}" + (f" (and {also} script{'s' if also != 1 else ''} through it)"
+                                                if also else ""), file=out)
     if len(f.get("failing", {})) > 40:
         print(f"    … {len(f['failing']) - 40} more (see --json)", file=out)
     run = doc.get("run")

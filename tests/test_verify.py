@@ -131,3 +131,24 @@ def test_dropped_properties_are_counted_on_the_nodes_godot_4_builds(godot4, tmp_
     assert dropped == [(".", "Control", "margin_left"), (".", "Control", "rect_min_size"),
                        ("[1]", "StyleBoxTexture", "margin_left")]
     assert report.scenes == 1 and report.scenes_failing == 0
+
+
+@pytest.mark.slow
+def test_scripts_failing_through_a_class_name_are_traced_to_it_and_the_roots_come_first(godot4, tmp_path):
+    """One broken `class_name` script takes its users down: the report says which script to fix, once,
+    and a script that fails only for a missing image is counted apart from the migration's failures."""
+    project = tmp_path / "game"
+    project.mkdir()
+    (project / "project.godot").write_text("config_version=5\n\n[application]\n\nconfig/name=\"P\"\n")
+    (project / "a_user.gd").write_text("extends Node\n\nvar base: Base\n\nfunc _ready():\n\tprint(base)\n")
+    (project / "b_child.gd").write_text("extends Base\n\nfunc _ready():\n\tprint(1)\n")
+    (project / "c_grandchild.gd").write_text('extends "res://b_child.gd"\n')
+    (project / "z_base.gd").write_text("extends Node\nclass_name Base\n\nfunc f():\n\treturn undeclared_name\n")
+    (project / "art.gd").write_text('extends Node\n\nconst ICON = preload("res://missing.png")\n')
+    report, _ = verify.verify(project, godot4)
+    assert set(report.failing) == {"a_user.gd", "b_child.gd", "c_grandchild.gd", "z_base.gd"}
+    assert list(report.failing)[0] == "z_base.gd" and report.scripts_failing_roots == 1
+    assert report.through == {"a_user.gd": "z_base.gd", "b_child.gd": "z_base.gd", "c_grandchild.gd": "z_base.gd"}
+    assert sorted(report.dependents("z_base.gd")) == ["a_user.gd", "b_child.gd", "c_grandchild.gd"]
+    assert "art.gd" in report.asset_only and "art.gd" not in report.failing
+    assert "(1 on their own, the others through them)" in verify.figure_lines(report.figures())[0]

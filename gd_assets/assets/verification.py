@@ -158,7 +158,8 @@ def project_verification(context: dg.AssetExecutionContext, config: Verification
         "SELECT key, signal, migration_needed FROM judgements WHERE project = ?", [project]).to_dicts()}
     migrated = _texts(copy, wanted)
     problems = attribute(report.problems, originals, migrated, renamed, fragments, rewrites, judged)
-    figures = {**report.figures(), "causes": causes(problems), "failing": report.failing}
+    figures = {**report.figures(), "causes": causes(problems), "failing": report.failing, "through": report.through,
+               "asset_only": report.asset_only}
     run_doc = None
     if runs is not None:
         traced = attribute([Problem(e.path, e.line, e.message, "runtime") for e in run_errors], originals, migrated,
@@ -193,7 +194,9 @@ def project_verification(context: dg.AssetExecutionContext, config: Verification
         "config_version": report.config_version or "",
         "timed out": report.timed_out,
         "causes": dg.MetadataValue.md(md_table(["cause", "problems"], figures["causes"].items())),
-        "failing files": dg.MetadataValue.md(md_table(["file", "first error"], list(report.failing.items())[:200])),
+        "failing files": dg.MetadataValue.md(md_table(["file", "first error"], [
+            (path, f"fails through {report.through[path]}" if path in report.through else error)
+            for path, error in list(report.failing.items())[:200]])),
         "problems": dg.MetadataValue.md(md_table(
             ["file", "line", "problem", "fragment", "cause"],
             [(p["path"], p["line"] or "", p["message"][:160], p["fragment"] or "", p["cause"]) for p in problems[:300]])),

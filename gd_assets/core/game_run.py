@@ -366,14 +366,17 @@ def import_godot3(godot: Godot, copy: Path, scratch: Path, sandbox: Sandbox, tim
 # --- the fingerprint and the comparison ---------------------------------------------------------------------
 
 
+_BOOLEAN = re.compile(r"\b(True|False)\b")
+
+
 def normalise_print(line: str) -> str:
-    """A printed line with its numbers written one way: Godot 4 prints `1.0` and `(1.0, 2.0)` where Godot 3
-    printed `1` and `(1, 2)`, and floats to more digits."""
+    """A printed line with its numbers and booleans written one way: Godot 4 prints `1.0`, `(1.0, 2.0)` and
+    `true` where Godot 3 printed `1`, `(1, 2)` and `True`, and floats to more digits."""
     def number(m: re.Match) -> str:
         value = float(m.group(0))
         text = f"{value:.4f}".rstrip("0").rstrip(".")
         return "0" if text in ("-0", "") else text
-    return _NUMBER.sub(number, line.strip())
+    return _BOOLEAN.sub(lambda m: m.group(0).lower(), _NUMBER.sub(number, line.strip()))
 
 
 def _segment(name: str, cls: str) -> str:

@@ -224,12 +224,19 @@ class Report:
     input_actions_without_key: int = 0
     missing_assets: int = 0
     failing_through_assets: int = 0
+    scripts_failing_roots: int = 0  # failing scripts that fail on their own: the ones to fix first
     timed_out: bool = False
-    failing: dict[str, str] = field(default_factory=dict)    # path -> its first error
+    failing: dict[str, str] = field(default_factory=dict)    # path -> its first error, the roots first
+    through: dict[str, str] = field(default_factory=dict)    # a script failing only through another -> its root
+    asset_only: dict[str, str] = field(default_factory=dict)  # a script failing only for a missing binary asset
     problems: list[Problem] = field(default_factory=list)
 
     def figures(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if k not in ("failing", "problems")}
+        return {k: v for k, v in asdict(self).items() if k not in ("failing", "problems", "through", "asset_only")}
+
+    def dependents(self, root: str) -> list[str]:
+        """The failing scripts that fail only because `root` does."""
+        return [path for path, r in self.through.items() if r == root]
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -276,10 +283,56 @@ def _broken_dependency(res: str, log: Log) -> str | None:
     return None
 
 
-def _only_assets(res: str, log: Log) -> bool:
-    """Whether every error naming a file while `res` loaded is about an asset (and there is one)."""
+def _only_assets(res: str, log: Log, own: bool = False) -> bool:
+    """Whether every error naming a file while `res` loaded (`own`: every error of `res` itself) is about an
+    asset, and there is one."""
+    if own:
+        mine = [m for where, _b, _l, m in log.errors if where == res and not (_DEPENDENCY.search(m) and res in m)]
+        return bool(mine) and all(_RES_LINE.search(m) and _is_asset_error(m) for m in mine)
     named = [m for _w, block, _l, m in log.errors if block == res and _RES_LINE.search(m)]
     return bool(named) and all(_is_asset_error(m) for m in named)
+
+
+_CLASS_NAME = re.compile(r"^class_name\s+(\w+)", re.M)
+_NAMED_SCRIPT = re.compile(r'"(res://[^"]+\.gd)"')
+_NAMED_CLASS = re.compile(r'"(\w+)"')
+
+
+def _order_by_root(report: Report, copy: Path) -> None:
+    """Trace each script failing only through another (`Could not resolve class "X"`, `Failed to load script
+    "res://x.gd"`) to the script that fails on its own, and list those roots first: one root cause a class, not
+    one error for every script using it."""
+    scripts = [p for p in report.failing if p.endswith(".gd")]
+    classes = {}
+    for path in scripts:
+        file = copy / path
+        found = _CLASS_NAME.search(file.read_text(encoding="utf-8", errors="replace")) if file.is_file() else None
+        if found:
+            classes[found.group(1)] = path
+    target: dict[str, str] = {}
+    for path in scripts:
+        error = report.failing[path]
+        if not _DEPENDENCY.search(error):
+            continue
+        named = _NAMED_SCRIPT.search(error)
+        other = _relative(named.group(1)) if named else next(
+            (classes[c] for c in _NAMED_CLASS.findall(error) if c in classes), None)
+        if other is None and (copy / path).is_file():  # `Failed to compile depended scripts`: the one it names
+            text = (copy / path).read_text(encoding="utf-8", errors="replace")
+            other = next((p for c, p in classes.items() if p != path and re.search(rf"\b{c}\b", text)), None) or next(
+                (p for p in scripts if p != path and f"res://{p}" in text), None)
+        if other is not None and other != path and other in report.failing:
+            target[path] = other
+    for path in target:
+        root, seen = path, {path}
+        while root in target and target[root] not in seen:
+            root = target[root]
+            seen.add(root)
+        if root != path and root not in target:
+            report.through[path] = root
+    roots = [p for p in report.failing if p not in report.through]
+    report.scripts_failing_roots = sum(1 for p in roots if p.endswith(".gd"))
+    report.failing = {p: report.failing[p] for p in [*roots, *report.through]}
 
 
 def build_report(log: Log, files: Sequence[str], copy: Path, godot: str, timed_out: bool) -> Report:
@@ -293,6 +346,10 @@ def build_report(log: Log, files: Sequence[str], copy: Path, godot: str, timed_o
             continue
         setattr(report, totals[kind], getattr(report, totals[kind]) + 1)
         res = f"res://{path}"
+        if kind == "script" and _only_assets(res, log, own=True):
+            report.failing_through_assets += 1  # a `preload` of an image the copy lacks: not the migration's
+            report.asset_only[path] = _first_error(res, log) or ""
+            continue
         if kind == "script":
             error = _first_error(res, log)
         elif log.ended.get(res, False):
@@ -310,6 +367,7 @@ def build_report(log: Log, files: Sequence[str], copy: Path, godot: str, timed_o
         setattr(report, failing, getattr(report, failing) + 1)
         if kind == "script":
             report.scripts_failing_through_dependency += bool(_DEPENDENCY.search(error))
+    _order_by_root(report, copy)
     seen = set()
     for where, _block, line, message in log.errors:
         if (where, line, message) in seen:
@@ -419,6 +477,10 @@ def figure_lines(figures: dict) -> list[str]:
     out = []
     for label, key, total in FIGURES:
         out.append(f"{label}: {figures[key]}" + (f" of {figures[total]}" if total else ""))
+        if key == "scripts_failing" and figures.get(key) and figures.get("scripts_failing_roots") is not None:
+            out[-1] += f" ({figures['scripts_failing_roots']} on their own, the others through them)"
+        if key == "scripts_failing" and figures.get("failing_through_assets"):
+            out[-1] += f"; {figures['failing_through_assets']} files fail only for missing binary assets"
         if key == "properties_dropped" and figures.get("properties_dropped_with_their_script"):
             out[-1] += f" ({figures['properties_dropped_with_their_script']} of them because their node's script did not load)"
     out.append(f"config_version: {figures['config_version']}"

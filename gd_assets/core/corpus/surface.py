@@ -40,6 +40,8 @@ class Surface:
     # scene-property rows: (Godot 3 class, property) -> (Godot 4 property, value rule)
     scene_properties: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     scene_classes: dict[str, str] = field(default_factory=dict)  # a scene's Godot 3 class -> its Godot 4 class
+    # (version, class, property) -> (setter, getter) as the reference documents them
+    accessors: dict[tuple[str, str, str], tuple[str, str]] = field(default_factory=dict)
 
     def ancestors(self, version: str, cls: str) -> list[str]:
         """`cls` and the classes it inherits from, nearest first."""
@@ -98,6 +100,41 @@ class Surface:
     def has_class(self, version: str, name: str) -> bool:
         return name in self.classes[version]
 
+    def class4(self, cls: str) -> str | None:
+        """The Godot 4 class a Godot 3 class became (its own name, a scene row's or the map's), None if removed."""
+        cls4 = self.scene_classes.get(cls) or self.class_renames.get(cls, cls)
+        return cls4 if cls4 in self.classes["4"] else None
+
+    def kept(self, cls4: str, name: str, kind: str) -> bool:
+        """Whether Godot 4's class `cls4` (or an ancestor) has `name` as a member of the same kind (a method:
+        also a property's accessor; a constant: also an enum)."""
+        owner = self.owner_of("4", cls4, name)
+        if owner is None:
+            return False
+        kinds = self.kinds.get(("4", owner, name), set())
+        if kind == "method":
+            return not kinds or "method" in kinds
+        if kind == "constant":
+            return bool(kinds & {"constant", "enum"})
+        return kind in kinds
+
+    def gone(self, cls: str, name: str, kind: str) -> str | None:
+        """The Godot 3 class documenting member `name` of `kind` that `cls` reads, when Godot 4's class lacks
+        it under that name (else None): the name needs an answer."""
+        kinds = ("constant", "enum") if kind == "constant" else (kind,)
+        owner = self.owner_of("3", cls, name, kinds)
+        if owner is None or owner in GLOBAL_CLASSES:
+            return None
+        cls4 = self.class4(cls) or self.class4(owner)
+        return owner if cls4 is not None and not self.kept(cls4, name, kind) else None
+
+    def property_by_accessor(self, cls4: str, getter: str) -> str | None:
+        """The one Godot 4 property of `cls4` (or an ancestor) whose getter is `getter` (None when several
+        share it: an indexed accessor such as `get_param(PARAM_X)`)."""
+        found = {name for c in self.ancestors("4", cls4) for name in self.class_members.get(("4", c), ())
+                 if self.accessors.get(("4", c, name), ("", ""))[1] == getter}
+        return found.pop() if len(found) == 1 else None
+
     def member_classes(self, version: str, kind: str, name: str) -> set[str]:
         return self.members.get((version, kind), {}).get(name, set())
 
@@ -138,6 +175,7 @@ def _member_type(kind: str, signature: str | None) -> str | None:
     name = found.group(1) if found else None
     return name if name and name[:1].isupper() else None
 _ACCESSORS = re.compile(r"\b((?:set|get|is)_\w+)")
+_SETTER_GETTER = re.compile(r"setter/getter:\s*(\w*)\s*(?:/\s*(\w*))?")
 
 
 def split_args(args: str) -> list[str]:
@@ -219,6 +257,11 @@ def _read_surface(corpus_db: str, _state: tuple[int, int, int]) -> Surface:
                 for accessor in _ACCESSORS.findall(signature or ""):
                     members[(ver, "method")][accessor].add(cls)
                     surface.class_members[(ver, cls)].add(accessor)
+                if pair := _SETTER_GETTER.search(signature or ""):  # `set_x / get_x`, or one of them alone
+                    first, second = pair.group(1), pair.group(2)
+                    if second is None:
+                        first, second = (first, "") if first.startswith("set_") else ("", first)
+                    surface.accessors[(ver, cls, name)] = (first, second)
             if kind == "theme_item" and (item := _THEME_ITEM.match(signature or "")):
                 surface.theme_items[(ver, cls)][item.group(2)] = item.group(1)
             if kind == "constant" and (value := _CONSTANT.match(signature or "")):

@@ -333,7 +333,7 @@ class EvidenceJudge:
         builtin = s.renames.get("builtin_type", {})  # PoolStringArray -> PackedStringArray
         c3 = cls if s.has_class("3", cls) else next(
             (old for old, new in itertools.chain(s.class_renames.items(), builtin.items()) if new == cls), None)
-        c4 = cls if s.has_class("4", cls) else s.class_renames.get(cls) or builtin.get(cls)
+        c4 = cls if s.has_class("4", cls) else s.class_renames.get(cls) or builtin.get(cls) or s.scene_classes.get(cls)
         return (c3 if c3 and s.has_class("3", c3) else None), (c4 if c4 and s.has_class("4", c4) else None)
 
     def _member_markers(self, cls: str, member: str, kinds: tuple[str, ...] | None = None) -> list[Marker] | None:
@@ -352,9 +352,11 @@ class EvidenceJudge:
             reason = f"`{o3}.{member}` exists only in Godot 3{hint}"
             if cls != c3:  # the receiver is named the Godot 4 way: a member kept for compatibility, or a slip
                 return [Marker("3", member, reason + f", on a `{cls}` (a Godot 4 class)", HINT)]
-            if s.in_descendant("4", c4, member):  # `get_viewport().size`: the object is often a subclass
+            if c3 == c4 and s.in_descendant("4", c4, member):  # `get_viewport().size`: often a subclass
                 return [Marker("3", member, reason + f" (Godot 4 subclasses of `{c4}` have it)", HINT)]
             return [Marker("3", member, reason, 0.9 if new else 0.85)]
+        if o3 and c3 == cls and s.class4(c3) is None:  # a class Godot 4 removed: its members went with it
+            return [Marker("3", member, f"`{o3}.{member}` of a class Godot 4 removed", 0.85)]
         if o4 and c3 and not o3:
             reason = f"`{o4}.{member}` exists only in Godot 4"
             if cls != c4 or s.in_descendant("3", c3, member):

@@ -94,8 +94,12 @@ class CallRules:
         if signal is not None and IDENT.match(signal):
             holder = self.scope.self_type() if chain is None and self.scope is not None else (
                 self.type_of(chain.children[0]) if chain is not None and len(chain.children) == 3 else UNKNOWN)
-            signal, _ = self.signal_name(signal, holder)
-            new = f"{signal}.{method}({', '.join([callable_, *rest])})"
+            renamed, _ = self.signal_name(signal, holder)
+            cls = self.engine_class(holder) if renamed == signal else None
+            owner3 = self.rules.surface.gone(cls, signal, "signal") if cls else None
+            if owner3 is not None:
+                self.note_gone(args[0], "signal", owner3, signal, inside_edit=True)
+            new = f"{renamed}.{method}({', '.join([callable_, *rest])})"
         else:
             new = f"{method}({', '.join([self.render(args[0]), callable_, *rest])})"
         self.replace(call, new, "signal_callable", self.rules.cite(rule))

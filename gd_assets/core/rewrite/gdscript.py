@@ -14,6 +14,7 @@ from gd_assets.core.rewrite.calls import CallRules
 from gd_assets.core.rewrite.camera import CameraRules
 from gd_assets.core.rewrite.edits import FragmentRewrite
 from gd_assets.core.rewrite.files import FileRules
+from gd_assets.core.rewrite.gone import GoneRules
 from gd_assets.core.rewrite.names import NameRules
 from gd_assets.core.rewrite.native_overrides import OverrideRules
 from gd_assets.core.rewrite.rules import RewriteRules
@@ -27,8 +28,8 @@ from gd_assets.core.slicing import parse_gdscript
 WRAPPER = "func __fragment__():\n"
 
 
-class GDScriptRewriter(TweenRules, TileMapRules, CameraRules, BehaviourRules, WindowRules, FileRules, OverrideRules, NameRules,
-                       CallRules, SyntaxRules, TreeEditor):
+class GDScriptRewriter(TweenRules, TileMapRules, CameraRules, BehaviourRules, WindowRules, FileRules, OverrideRules, GoneRules,
+                       NameRules, CallRules, SyntaxRules, TreeEditor):
     """All GDScript rules over one fragment."""
 
     SHAPES = {**CallRules.SHAPES, **FileRules.SHAPES, **TileMapRules.SHAPES, **TweenRules.SHAPES,
@@ -47,6 +48,7 @@ def rewrite_gdscript(text: str, start_line: int, scope: Scope | None, rules: Rew
         scope = Scope(scope.context, scope.scope, scope.engine, declared, assigned)
     rewriter = GDScriptRewriter(text, parsed_text, offset, scope, rules)
     rewriter.visit(tree.root_node)
+    rewriter.answer_gone()
     pending = sorted(rewriter.pending, key=lambda p: p.start)
     kept, manual = safe_edits(parsed_text, pending, rewriter)
     lines = parsed_text.split("\n")

@@ -78,8 +78,17 @@ class NameRules:
                          self.rules.cite("file" if name == "File" else "directory"), 0.9)
             return True
         row = self.rules.class_rename(name)
+        if row is None and not self.rules.surface.has_class("4", name):
+            row = self.rules.scene_class_rename(name) or self.rules.curated_class(name)  # `NoiseTexture2D`, `Callable`
+        if row is not None and self._constructed_subclass(node, name, row.new):
+            self.replace(node, row.new, "class_rename", row.cite(), 0.9)  # `Light2D.new()` -> `PointLight2D.new()`
+            return True
         extends = node.parent is not None and node.parent.type == "type" and node.parent.parent is not None and \
             node.parent.parent.type == "extends_statement"
+        if row is None and not self.is_project_name(name) and self.rules.surface.has_class("3", name) and \
+                self.rules.surface.class4(name) is None and (self.scope is None or self.scope.class_type(name) in (None, name)):
+            self.note_gone(node, "class", name, name)
+            return True
         if row is None or self.is_project_name(name) or name in ("File", "Directory", "Tween") or (
                 self.rules.surface.has_class("4", name) and not (extends and name == "Viewport")):
             # `Viewport`, `Texture`: Godot 4 still has the class (a base of the renamed one); a script that
@@ -89,6 +98,16 @@ class NameRules:
             return False
         self.replace(node, row.new, "class_rename", row.cite(), 0.95)
         return True
+
+    def _constructed_subclass(self, node: ts.Node, name: str, new: str) -> bool:
+        """`Light2D.new()`: Godot 4 kept the name for an abstract base of the class the map renames it to, so
+        what Godot 3 made is the subclass (types and `is` checks keep the base)."""
+        parent = node.parent
+        if parent is None or parent.type != "attribute" or parent.children[0].id != node.id or new == name:
+            return False
+        nxt = next((c for c in parent.children[1:] if c.type not in (".", "line_continuation")), None)
+        return nxt is not None and nxt.type == "attribute_call" and text_of(nxt.children[0]) == "new" and \
+            self.rules.surface.has_class("4", name) and name in self.rules.surface.ancestors("4", new)[1:]
 
     def _special_class(self, node: ts.Node, name: str) -> bool:
         """`File.READ` -> `FileAccess.READ`; `File.new()`/`Directory.new()`/`Tween.new()` are handled by
@@ -123,6 +142,9 @@ class NameRules:
         row = self.rules.global_rename("constant", name)
         if row is not None:
             self.replace(node, row.new, "global_rename", row.cite(), 0.95)
+        elif self.rules.surface.is_global_constant("3", name) and not self.rules.surface.is_global_constant("4", name):
+            self.note_gone(node, "global_constant", "@GlobalScope", name)
+            return True
         return row is not None
 
     def on_call(self, node: ts.Node) -> None:
@@ -155,6 +177,10 @@ class NameRules:
         if row is not None:
             self.replace(node, row.new, "method_rename" if receiver else "global_rename", row.cite(),
                          0.95 if receiver or not row.classes else 0.75)
+        elif receiver and self.rules.surface.gone(receiver, name, "method"):
+            self.gone_member(node, "method", name, receiver)
+        elif self.rules.surface.is_global_function("3", name) and not self.rules.surface.is_global_function("4", name):
+            self.note_gone(node, "global_function", "@GDScript", name)
 
     # attribute chains ------------------------------------------------------------------------------
 
@@ -257,6 +283,8 @@ class NameRules:
             return
         row = self.rules.member_rename(kind, name, receiver or None)
         if row is None:
+            if receiver:
+                self.gone_member(node, kind, name, receiver)
             return
         self.replace(node, row.new, "member_rename", row.cite(), 0.95 if receiver else 0.7)
         if row.new in BOOL_TO_ENUM:

@@ -18,7 +18,7 @@ from gd_assets.core.rewrite.text import TextEdits
 from gd_assets.core.scene_text import bracket_scan
 
 _SECTION = re.compile(r"^\[([^\]]+)\]\s*$", re.M)
-_KEY = re.compile(r"^([A-Za-z_\"][^=\n]*?)=(.*)$", re.M)
+_KEY = re.compile(r"^([A-Za-z0-9_\"][^=\n]*?)=(.*)$", re.M)
 _RENDERERS = {"GLES2": ("gl_compatibility", "GL Compatibility"), "GLES3": ("forward_plus", "Forward Plus")}
 _STRETCH_MODES = {'"2d"': '"canvas_items"'}
 _GONE = ("_global_script_classes", "_global_script_class_icons")
@@ -45,6 +45,7 @@ def rewrite_project_godot(kind: str, text: str, start_line: int, rules: RewriteR
     head = _SECTION.search(text)
     section = head.group(1) if head else ""
     version_cite = rules.cite_prototype("project-godot-config-version")
+    moves: dict[str, list[tuple[str, dict]]] = {}  # a section -> the settings moved into it
     for key, a, v, end in settings(text):
         value = text[v:end]
         if section == "" and key == "config_version" and value.strip() in ("3", "4"):
@@ -63,8 +64,11 @@ def rewrite_project_godot(kind: str, text: str, start_line: int, rules: RewriteR
             godot3 = scope is None or scope.engine_version() != "4"
             for x, y, new, rule, cite in convert_events(text, v, end, rules, godot3):
                 ed.replace(x, y, new, rule, cite, 0.9)
-        else:
-            _renamed(ed, rules, section, key, a, v, end)
+        elif not _renamed(ed, rules, section, key, a, v, end):
+            _answered(ed, rules, section, key, a, v, end, moves)
+    for new_section, lines in moves.items():  # Godot reads a section written twice as one
+        block = "\n".join(line for line, _ in lines)
+        ed.insert(len(text.rstrip()), f"\n\n[{new_section}]\n\n{block}", "setting_rename", lines[0][1], 0.9)
     if section == "application" and "config/features=" not in text:
         ed.insert(len(text.rstrip()), "\n" + features(rules, scope), "config_features", version_cite, 0.9)
     return ed.result()
@@ -78,7 +82,7 @@ def features(rules: RewriteRules, scope: Scope | None) -> str:
     return "config/features=PackedStringArray(" + ", ".join(f'"{n}"' for n in names) + ")"
 
 
-def _renamed(ed: TextEdits, rules: RewriteRules, section: str, key: str, a: int, v: int, end: int) -> None:
+def _renamed(ed: TextEdits, rules: RewriteRules, section: str, key: str, a: int, v: int, end: int) -> bool:
     """A setting the rename map renames (its key within the section, or its full path), and the values
     whose type changed with it (v-sync became a mode; the "2d" stretch mode became "canvas_items")."""
     row = next(iter(rules.renames.get(("project_godot", key), [])), None) or next(
@@ -89,5 +93,39 @@ def _renamed(ed: TextEdits, rules: RewriteRules, section: str, key: str, a: int,
         ed.replace(a, a + len(key), new, "setting_rename", row.cite(), 0.9)
         if new.endswith("vsync_mode") and value in ("true", "false"):
             ed.replace(v, end, "1" if value == "true" else "0", "setting_value", row.cite(), 0.9)
-    elif section == "display" and key == "window/stretch/mode" and value in _STRETCH_MODES:
+        return True
+    if section == "display" and key == "window/stretch/mode" and value in _STRETCH_MODES:
         ed.replace(v, end, _STRETCH_MODES[value], "setting_value", rules.cite_prototype("project-godot-window-size"), 0.9)
+        return True
+    return False
+
+
+def _answered(ed: TextEdits, rules: RewriteRules, section: str, key: str, a: int, v: int, end: int,
+              moves: dict[str, list[tuple[str, dict]]]) -> None:
+    """A setting Godot 4 reads under another key (a curated answer: moved within its section or to another,
+    its value converted where the answer says how), else a manual item when Godot 4 dropped it."""
+    full = f"{section}/{key}" if section else key
+    answer = rules.setting_answer(full)
+    gone = rules.surface.gone("ProjectSettings", full, "property") is not None
+    if answer is None and not gone:
+        return  # the project's own setting, or one both versions read
+    if answer is not None and answer.kind == "renamed" and answer.new:
+        values = dict(pair.split("=", 1) for pair in answer.value.split(",") if "=" in pair)
+        value = ed.text[v:end].strip()
+        new_value = values.get(value, value)
+        new_section, _, new_key = answer.new.partition("/")
+        if new_value == '""':  # an empty path Godot 3 ignored; Godot 4 takes it (an empty log path crashes 4.6)
+            ed.delete_lines(a, end, "setting_rename", answer.cite(), 0.9)
+        elif new_section == section:
+            ed.replace(a, a + len(key), new_key, "setting_rename", answer.cite(), 0.9)
+            if new_value != value:
+                ed.replace(v, end, new_value, "setting_value", answer.cite(), 0.9)
+        elif ed.delete_lines(a, end, "setting_rename", answer.cite(), 0.9):
+            moves.setdefault(new_section, []).append((f"{new_key}={new_value}", answer.cite()))
+        return
+    if answer is not None:
+        ed.manual_item(a, end, "api_answer", f"{full}: no Godot 4 setting under this name", answer.text,
+                       [answer.cite(), rules.cite(f"map:diff:property:ProjectSettings.{full}")])
+        return
+    found = rules.gone_answer("project_setting", "ProjectSettings", full)
+    ed.manual_item(a, end, found.kind, f"{full}: no Godot 4 setting under this name", found.why, list(found.cites))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from gd_assets.core import duck
 from gd_assets.core.corpus.surface import Surface, load_surface
+from gd_assets.core.rewrite.answers import Answers, CuratedAnswer, GoneAnswer, gone_answer
 
 # Node.pause_mode (inherit, stop, process) -> process_mode (inherit, pausable, always)
 PAUSE_TO_PROCESS = {"0": "0", "1": "1", "2": "3"}
@@ -233,6 +234,7 @@ class RewriteRules:
     prototypes: dict[str, str] = field(default_factory=dict)  # prototype slug -> title
     scene_classes: dict[str, Rename] = field(default_factory=dict)  # a scene's Godot 3 class -> its row
     godot4_release: str = "4.6"  # the Godot 4 the corpus documents (`config/features`)
+    answers: Answers = field(default_factory=Answers)  # the curated answers (api_answers.yaml)
 
     def cite_prototype(self, slug: str) -> dict | None:
         """The label_prototypes row `proto:<slug>`, or None if the corpus lacks it."""
@@ -282,6 +284,12 @@ class RewriteRules:
     def moved_member(self, cls: str, name: str) -> tuple[str, dict | None] | None:
         """Where Godot 4 moved `cls.name` (`OS.get_ticks_msec` -> `Time.get_ticks_msec`), with its evidence."""
         target = MOVED_MEMBERS.get((cls, name))
+        curated = self.answers.find(self.surface.ancestors("3", cls) or [cls], name, ("moved",)) \
+            if target is None else None
+        if curated is not None and curated.new and "*" not in curated.name:
+            cls4, _, name4 = curated.new.partition(".")
+            if self.surface.class_member("4", cls4, name4):
+                return curated.new, curated.cite()
         for cls4 in MOVED_CLASSES.get(cls, ()) if target is None else ():
             row = self.member_rename("method", name, cls4)
             name4 = row.new if row is not None and row.classes else name
@@ -337,6 +345,9 @@ class RewriteRules:
         extra = next((EXTRA_RENAMES[(c, name)] for c in lineage if (c, name) in EXTRA_RENAMES), None)
         if extra is not None and self.titles.get(extra[1]) is not None:  # also a name Godot 4 kept with another shape
             return Rename(extra[1], self.titles[extra[1]], extra[0], (), False)
+        curated = self.curated_rename(kind, name, receiver) if receiver is not None else None
+        if curated is not None or receiver is not None and self.curated_veto(name, receiver):
+            return curated
         if receiver is not None and self.surface.owner_of("4", self.in4(receiver), name, kinds) is not None:
             return None  # Godot 4 still documents the name on this class (`Camera2D.make_current`): it stays
         if receiver is not None:
@@ -363,6 +374,44 @@ class RewriteRules:
         news = {r.new for r in found if r is not None}
         return sorted(found, key=lambda r: r.id)[0] if None not in found and len(news) == 1 else None
 
+    def curated_rename(self, kind: str, name: str, receiver: str) -> Rename | None:
+        """A curated rename of `name` on `receiver`'s Godot 3 class, when Godot 4's class has the new name."""
+        found = self.answers.find(self.surface.ancestors("3", receiver) or [receiver], name, ("renamed",))
+        if found is None or not found.new or "*" in found.name:
+            return None
+        cls4, *through, last = [self.in4(receiver), *found.new.split(".")]
+        for step in through:  # `root.set_input_as_handled`: reached through the Godot 4 class's members
+            owner = self.surface.owner_of("4", cls4, step.removesuffix("()")) or ""
+            cls4 = self.surface.types.get(("4", owner, step.removesuffix("()")), "")
+        kinds = ("property", "constant") if kind in ("property", "constant") else (kind,)  # `Color.cornflower`
+        if not any(self.surface.kept(cls4, last, k) for k in kinds) and not self.surface.is_global_constant("4", last) \
+                and not self.surface.is_global_function("4", last):
+            return None  # a signal and a method of one name (`minimum_size_changed`): only the kind renamed
+        return Rename(found.id, found.title, found.new, (), False)
+
+    def curated_veto(self, name: str, receiver: str) -> bool:
+        """Whether a curated answer says what to do by hand with `name` on `receiver` (exactly that name): it
+        outranks a rename the map gives by name alone (`load_interactive` is not `load_threaded_request`)."""
+        found = self.answers.find(self.surface.ancestors("3", receiver) or [receiver], name, ("removed",))
+        return found is not None and found.name == name
+
+    def curated_class(self, name: str) -> Rename | None:
+        """A curated rename of a Godot 3 class Godot 4 removed (`FuncRef` -> `Callable`)."""
+        found = self.answers.find([name], name, ("renamed",))
+        if found is None or found.name != name or not found.new or not self.surface.has_class("4", found.new):
+            return None
+        return Rename(found.id, found.title, found.new, (), False)
+
+    def setting_answer(self, key: str) -> CuratedAnswer | None:
+        """The curated answer for project setting `key` (`locale/translations`), if any."""
+        return self.answers.find(["ProjectSettings"], key)
+
+    def gone_answer(self, kind: str, cls: str, name: str) -> GoneAnswer:
+        """What to say of Godot 3 `cls.name`, which Godot 4 lacks and no rule rewrote (see answers.py)."""
+        row = f"map:diff:class:{name}" if kind == "class" else \
+            f"map:diff:{ {'global_function': 'method', 'global_constant': 'constant', 'project_setting': 'property'}.get(kind, kind)}:{cls}.{name}"
+        return gone_answer(self.surface, self.answers, kind, cls, name, self.cite(row))
+
     def global_rename(self, kind: str, name: str) -> Rename | None:
         """A global function or constant of Godot 3 (`deg2rad`, `BUTTON_LEFT`) renamed in Godot 4."""
         if kind == "function" and not self.surface.is_global_function("3", name):
@@ -376,7 +425,13 @@ class RewriteRules:
             return Rename(row_id, self.titles[row_id], GLOBAL_CONSTANTS[name], (), False)
         rows = [r for c in (("function",) if kind == "function" else ("constant", "enum"))
                 for r in self.renames.get((c, name), []) if not r.ambiguous]
-        return rows[0] if rows else None
+        if rows:
+            return rows[0]
+        found = self.answers.find(["@GlobalScope", "@GDScript"], name, ("renamed",))
+        if found is not None and found.new and (self.surface.is_global_constant("4", found.new) if kind == "constant"
+                                                else self.surface.is_global_function("4", found.new)):
+            return Rename(found.id, found.title, found.new, (), False)
+        return None
 
 
 def _classes(context: str | None) -> tuple[str, ...]:
@@ -401,9 +456,12 @@ def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
                             "WHERE source = 'scene_property' AND category = 'property' ORDER BY id").fetchall()
         scene_classes = con.execute("SELECT id, title, old_name, new_name FROM api_mapping WHERE source = "
                                     "'scene_property' AND category = 'class' ORDER BY id").fetchall()
-        removed = con.execute("SELECT id, title FROM api_mapping WHERE change_kind = 'removed' AND category = 'class'"
-                              ).fetchall()
+        removed = con.execute("SELECT id, title FROM api_mapping WHERE source = 'api_diff' AND change_kind = 'removed'"
+                              ).fetchall()  # what the rewrite cites for a name Godot 4 lacks
         prototypes = con.execute("SELECT id, title FROM label_prototypes").fetchall()
+        answers = con.execute("SELECT id, title, class_context, old_name, change_kind, new_name, text, "
+                              "coalesce(new_signature, '') FROM api_mapping WHERE source = 'curated_answer' ORDER BY id"
+                              ).fetchall()
         keys = con.execute("SELECT godot_version, member_name, signature FROM docs_chunks WHERE class_name = "
                            "'@GlobalScope' AND member_kind = 'constant' AND member_name LIKE 'KEY\\_%' ESCAPE '\\'"
                            ).fetchall()
@@ -421,6 +479,7 @@ def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
         rules.scene_properties[(cls, old)] = SceneProperty(row_id, title, cls, new or "", rule)
     rules.scene_classes = {old: Rename(row_id, title, new, (), False) for row_id, title, old, new in scene_classes}
     rules.prototypes = {row_id.removeprefix("proto:"): title for row_id, title in prototypes}
+    rules.answers = Answers([CuratedAnswer(*row) for row in answers])
     rules.key_codes = _key_codes(keys, rules.renames)
     if release:
         rules.godot4_release = ".".join(release.split(".")[:2])

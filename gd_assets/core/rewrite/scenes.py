@@ -33,6 +33,9 @@ _TRACK = re.compile(r"^tracks/(\d+)/(\w+)$")
 _SHADER_PATH = re.compile(r'(res://[^"]*?|[^"/:]+?)\.shader(?=")')
 # Classes whose Godot 4 successor needs a property to behave as they did (the class rename row's comment).
 _CLASS_EXTRAS = {"YSort": "y_sort_enabled = true", "ToolButton": "flat = true"}
+# Godot 3 defaults a renamed resource class does not share, written out where the block leaves them unset:
+# (Godot 3 property, its value in Godot 4's terms). FastNoiseLite's are 5 octaves and a frequency of 0.01.
+_RESOURCE_DEFAULTS = {"OpenSimplexNoise": (("octaves", "fractal_octaves = 3"), ("period", "frequency = 0.015625"))}
 _NO_RENAME = ("File", "Directory", "Tween")
 _TWEEN_DEFAULTS = ("repeat=false", "playback/repeat=false", "playback_speed=1.0", "playback_speed=1",
                    "playback/speed=1.0", "playback_process_mode=1", "playback/active=false", "active=false")
@@ -138,6 +141,9 @@ class SceneRewriter:
         extra = _CLASS_EXTRAS.get(name)
         if extra and b.tag == "node" and not b.entry(extra.split(" ")[0]):
             ed.insert(b.header[1], "\n" + extra, "class_rename", row.cite(), 0.9)
+        defaults = [line for old, line in _RESOURCE_DEFAULTS.get(name, ()) if not b.entry(old)]
+        if defaults and b.tag == "sub_resource":
+            ed.insert(b.header[1], "\n" + "\n".join(defaults), "class_rename", row.cite(), 0.9)
 
     def _tween_node(self) -> None:
         """A Tween node goes: its scripts make a tween per animation with `create_tween()` (tweens.py), and

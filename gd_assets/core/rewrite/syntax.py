@@ -175,6 +175,9 @@ class SyntaxRules:
         if texts[0] in EXPORT_HINTS:
             extra = texts[1:]
             if texts[0] == "FILE" and extra and all(h.type == "string" for h in hints[1:]) or not extra:
+                # Godot 3's `"*.ogg,*.wav"` is one filter per argument in Godot 4 (a comma is refused)
+                extra = [f'"{f.strip()}"' for t in extra for f in t[1:-1].split(",")] if all(
+                    string_value(h) is not None for h in hints[1:]) else extra
                 return EXPORT_HINTS[texts[0]] + (f"({', '.join(extra)})" if extra else ""), type_
             if texts[0] == "FLAGS" and all(h.type == "string" for h in hints[1:]):
                 return f"@export_flags({', '.join(extra)})", type_

@@ -97,7 +97,10 @@ class TweenRules:
             several = self._tween_count(chain, receiver) > 1 or anchor.id != statement.id  # (a loop)
             parallel = ".set_parallel(true)" if several else ""
             declare = "var " if variable != receiver else ""
-            lines.append(f"{declare}{variable} = create_tween(){parallel}")
+            # a script that is no Node (a Reference) makes its tweens on the tree
+            maker = "create_tween()" if self._node_method(statement) else \
+                "(Engine.get_main_loop() as SceneTree).create_tween()"
+            lines.append(f"{declare}{variable} = {maker}{parallel}")
             lines += [f"{variable}.finished.connect({method})" for signal, method in self._tween_links(receiver)
                       if signal == "tween_all_completed"]
         link = next((m for s, m in self._tween_links(receiver) if s == "tween_completed"), None)

@@ -16,10 +16,10 @@ WINDOW = {
     "vsync_enabled": "(DisplayServer.window_get_vsync_mode() != DisplayServer.VSYNC_DISABLED)",
     "window_borderless": "get_window().borderless",
     "window_always_on_top": "get_window().always_on_top",
-    "window_size": "get_window().size",
-    "window_position": "get_window().position",
-    "min_window_size": "get_window().min_size",
-    "max_window_size": "get_window().max_size",
+    "window_size": "Vector2(get_window().size)",  # a Vector2i in Godot 4: Godot 3's arithmetic wants a Vector2
+    "window_position": "Vector2(get_window().position)",
+    "min_window_size": "Vector2(get_window().min_size)",
+    "max_window_size": "Vector2(get_window().max_size)",
     "screen_orientation": "DisplayServer.screen_get_orientation()",
     "window_title": "get_window().title",
     "current_screen": "get_window().current_screen",
@@ -53,8 +53,8 @@ ACCESSORS = {
     "set_use_vsync": ("vsync_enabled", True), "get_borderless_window": ("window_borderless", False),
     "set_borderless_window": ("window_borderless", True),
 }
-CALLS = {"get_screen_size": "DisplayServer.screen_get_size", "get_screen_count": "DisplayServer.get_screen_count",
-         "get_screen_dpi": "DisplayServer.screen_get_dpi", "get_current_screen": "get_window().current_screen"}
+CALLS = {"get_screen_size": "Vector2(DisplayServer.screen_get_size())", "get_screen_count": "DisplayServer.get_screen_count()",
+         "get_screen_dpi": "DisplayServer.screen_get_dpi()", "get_current_screen": "get_window().current_screen"}
 
 # Control calls a popup made on itself -> what its Godot 4 Window answers (the Viewport's or Window's row)
 SELF_CALLS = {
@@ -145,7 +145,7 @@ class WindowRules:
         name = text_of(member.children[0])
         args = args_of(member)
         if name in CALLS and not args:
-            self.replace(node, self.in_window(node, CALLS[name] + "()"), "os_window", self.rules.cite(f"map:diff:method:OS.{name}")
+            self.replace(node, self.in_window(node, CALLS[name]), "os_window", self.rules.cite(f"map:diff:method:OS.{name}")
                          or self.rules.cite("os_window"), 0.85)
             return True
         if name not in ACCESSORS:

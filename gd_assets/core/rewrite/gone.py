@@ -1,0 +1,176 @@
+"""Godot 3 names Godot 4 lacks that no other rule rewrote: a property read through the accessors both
+references document, a scene-property row applied to code, else a manual item with the name's answer
+(answers.py), so that no use of a gone engine name is left unsaid."""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+
+from gd_assets.core.rewrite.tree import args_of, text_of
+
+# RigidBody's Godot 3 mode -> the Godot 4 properties that say the same ({c}: the body's Godot 4 class).
+RIGID_MODES = {"MODE_RIGID": ("freeze = false",), "MODE_STATIC": ("freeze_mode = {c}.FREEZE_MODE_STATIC", "freeze = true"),
+               "MODE_KINEMATIC": ("freeze_mode = {c}.FREEZE_MODE_KINEMATIC", "freeze = true"),
+               "MODE_CHARACTER": ("lock_rotation = true", "freeze = false")}
+# Writes of a literal that Godot 4 does with a call (`camera.current = true` -> `camera.make_current()`).
+WRITE_CALLS = {("Camera2D", "current", "true"): "make_current()", ("Camera", "current", "true"): "make_current()"}
+
+
+class GoneRules:
+    """Answers for engine names Godot 4 lacks (see the module docstring)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.gone_seen: list[tuple[ts.Node, str, str, str, bool]] = []  # node, kind, Godot 3 class, name
+
+    def gone_member(self, node: ts.Node, kind: str, name: str, receiver: str) -> None:
+        """`name` of `kind` read on engine class `receiver`, with no rename: an accessor, a scene-property row,
+        or a note for the manual item made once the fragment is walked."""
+        surface = self.rules.surface
+        owner3 = surface.gone(receiver, name, kind)
+        if owner3 is None and kind == "property":  # `Environment.SSAO_BLUR_1x1`: a constant not in capitals
+            kind, owner3 = "constant", surface.gone(receiver, name, "constant")
+        if owner3 is None:
+            return
+        if kind == "property" and self._accessor(node, name, receiver, owner3):
+            return
+        self.note_gone(node, kind, owner3, name)
+
+    def note_gone(self, node: ts.Node, kind: str, cls: str, name: str, inside_edit: bool = False) -> None:
+        """Remember a gone name for `answer_gone`; `inside_edit`: an edit around it (a `connect` rewritten)
+        keeps the name as it was, so the edit does not answer for it."""
+        self.gone_seen.append((node, kind, cls, name, inside_edit))
+
+    def answer_gone(self) -> None:
+        """A manual item for each noted name that no edit of the fragment touched."""
+        for node, kind, cls, name, inside_edit in self.gone_seen:
+            a, b = node.start_point, node.end_point
+            if not inside_edit and any(p.start < b and a < p.end or p.start == p.end and a <= p.start <= b
+                                       for p in self.pending):
+                continue
+            answer = self.rules.gone_answer(kind, cls, name)
+            self.manual_item(node, answer.kind, answer.what, answer.why, *answer.cites)
+
+    def call_get_simple_path(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`nav.get_simple_path(a, b)` of a Navigation2D / Navigation node, which Godot 4 removed: the path
+        from the world's navigation map, as the node's regions give it."""
+        dim = {"Navigation2D": "2d", "Navigation": "3d"}.get(owner)
+        args = args_of(call)
+        if dim is None or len(args) < 2:
+            return False
+        base = self.render_until(chain, call) + "." if chain is not None else ""
+        optimize = self.render(args[2]) if len(args) > 2 else "true"
+        new = (f"NavigationServer{dim.upper()}.map_get_path({base}get_world_{dim}().navigation_map, "
+               f"{self.render(args[0])}, {self.render(args[1])}, {optimize})")
+        cite = self.rules.cite(f"map:diff:class:{owner}") or self.rules.cite(f"map:answer:{owner}.*")
+        self.edit(chain.start_point if chain is not None else call.start_point, call.end_point, new,
+                  "navigation_path", cite, 0.85)
+        return True
+
+    def call_set_screen_stretch(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`get_tree().set_screen_stretch(mode, aspect, size[, shrink])`: Godot 4 scales the root window's content."""
+        args = args_of(call)
+        statement = (chain or call).parent
+        indent = self.indent_of(statement) if statement is not None else None
+        if owner != "SceneTree" or len(args) < 3 or statement.type != "expression_statement" or indent is None:
+            return False
+        root = (self.render_until(chain, call) + "." if chain is not None else "") + "root"
+        lines = [f"{root}.content_scale_mode = {self.render(args[0])}", f"{root}.content_scale_aspect = {self.render(args[1])}",
+                 f"{root}.content_scale_size = Vector2i({self.render(args[2])})"]
+        if len(args) > 3:  # Godot 3 divided the 2D size by the shrink, Godot 4 multiplies the content by the factor
+            lines.append(f"{root}.content_scale_factor = {self.render(args[3])}")
+        self.replace(statement, f"\n{indent}".join(lines), "screen_stretch",
+                     self.rules.cite("map:answer:SceneTree.set_screen_stretch"), 0.85)
+        return True
+
+    def _rigid_mode(self, statement: ts.Node, prefix: str, owner3: str, value: ts.Node) -> bool:
+        """`body.mode = RigidBody2D.MODE_STATIC` -> `body.freeze_mode = ...` and `body.freeze = true`."""
+        words = RIGID_MODES.get(text_of(value).rpartition(".")[2])
+        indent = self.indent_of(statement)
+        if words is None or indent is None:
+            return False
+        cls4 = self.rules.in4(owner3)
+        new = f"\n{indent}".join(prefix + w.format(c=cls4) for w in words)
+        self.replace(statement, new, "rigid_mode", self.rules.cite(f"map:answer:{owner3}.mode"), 0.85)
+        return True
+
+    # -- properties ---------------------------------------------------------------------------------
+
+    def _assignment_of(self, node: ts.Node) -> ts.Node | None:
+        """The assignment whose target ends with `node` (`x.p = v`, `p = v`), if any."""
+        target = node.parent if node.parent is not None and node.parent.type == "attribute" else node
+        if target is not node and target.children[-1].id != node.id:
+            return None
+        statement = target.parent
+        if statement is not None and statement.type in ("assignment", "augmented_assignment") and \
+                statement.children[0].id == target.id:
+            return statement
+        return None
+
+    def _reciprocal(self, node: ts.Node, statement: ts.Node | None, row) -> bool:
+        """A property Godot 4 keeps as its reciprocal under another name (OpenSimplexNoise's period is
+        FastNoiseLite's frequency): a write stores 1 / value, a read reads 1 / the new property."""
+        chain = node.parent if node.parent is not None and node.parent.type == "attribute" else node
+        if statement is None:  # three edits, so that one made around the read (an assigned value) stays apart
+            self.edit(chain.start_point, chain.start_point, "(1.0 / ", "property_reciprocal", row.cite(), 0.85)
+            self.replace(node, row.new, "property_reciprocal", row.cite(), 0.85)
+            self.edit(node.end_point, node.end_point, ")", "property_reciprocal", row.cite(), 0.85)
+            return True
+        if text_of(statement.children[1]) != "=":
+            self.manual_item(statement, "property_value", f"`{text_of(statement)}`",
+                             f"Godot 4 keeps this value as its reciprocal in `{row.new}`: write "
+                             f"`{row.new} = 1.0 / (new value)`", row.cite())
+            return True
+        value = statement.children[-1]
+        self.replace(node, row.new, "property_reciprocal", row.cite(), 0.85)
+        self.edit(value.start_point, value.start_point, "1.0 / (", "property_reciprocal", row.cite(), 0.85)
+        self.edit(value.end_point, value.end_point, ")", "property_reciprocal", row.cite(), 0.85)
+        return True
+
+    def _accessor(self, node: ts.Node, name: str, receiver: str, owner3: str) -> bool:
+        """`body.collider` -> `body.get_collider()`: Godot 4 kept the accessor the Godot 3 property documented
+        (or a property with the same getter, under another name); else a scene-property row's new name."""
+        surface = self.rules.surface
+        cls4 = self.rules.in4(receiver)
+        setter, getter = surface.accessors.get(("3", owner3, name), ("", ""))
+        if surface.class_arity.get(("3", owner3, getter), (0, 0))[0] > 0:
+            setter = getter = ""  # an indexed accessor (`get_param(PARAM_ANGLE)`): not the property alone
+        cite = self.rules.cite(f"map:diff:property:{owner3}.{name}")
+        statement = self._assignment_of(node)
+        plain = statement is not None and text_of(statement.children[1]) == "="
+        chain = node.parent if node.parent is not None and node.parent.type == "attribute" else node
+        prefix = self.render_until(chain, node) + "." if chain is not node else ""
+        if plain and name == "mode" and owner3 in ("RigidBody2D", "RigidBody") and \
+                self._rigid_mode(statement, prefix, owner3, statement.children[-1]):
+            return True
+        if plain and (owner3, name, text_of(statement.children[-1])) in WRITE_CALLS:
+            self.replace(statement, prefix + WRITE_CALLS[owner3, name, text_of(statement.children[-1])],
+                         "property_accessor", cite, 0.85)
+            return True
+        renamed = surface.property_by_accessor(cls4, getter) if getter else None
+        if renamed is not None:
+            self.replace(node, renamed, "property_rename", cite, 0.85)
+            return True
+        if plain and self._callable4(cls4, setter, 1):  # the value keeps its own edits: only its ends change
+            value = statement.children[-1]
+            self.edit(statement.start_point, value.start_point, f"{prefix}{setter}(", "property_accessor", cite, 0.85)
+            self.edit(value.end_point, value.end_point, ")", "property_accessor", cite, 0.85)
+            return True
+        if statement is None and self._callable4(cls4, getter, 0):
+            self.replace(node, f"{getter}()", "property_accessor", cite, 0.85)
+            return True
+        row = self.rules.scene_property(receiver, name)
+        if row is None or not row.new or row.new == name or not surface.kept(cls4, row.new, "property"):
+            return False
+        if not row.rule:
+            self.replace(node, row.new, "property_rename", row.cite(), 0.85)
+            return True
+        return row.rule == "reciprocal" and self._reciprocal(node, statement, row)
+
+    def _callable4(self, cls4: str, method: str, arguments: int) -> bool:
+        """Whether Godot 4's `cls4` has `method` taking `arguments` arguments (no accessor starting with `_`)."""
+        if not method or method.startswith("_"):
+            return False
+        owner = self.rules.surface.owner_of("4", cls4, method)
+        low, high = self.rules.surface.class_arity.get(("4", owner or "", method), (-1, -1))
+        return low <= arguments <= high
