@@ -228,6 +228,22 @@ def test_a_project_method_overriding_a_native_one_is_renamed_project_wide(rules)
     assert 'method="grab_focus_"' in migrate(rules, files, "settings.tscn")[0]
 
 
+def test_a_native_override_under_addons_is_left_as_godot_4_leaves_it(rules):
+    """Godot 4 reports no GDScript warning under `addons/` by default (the same script loads there and fails
+    elsewhere): a Godot 4 addon's method named like a native one is no finding, unless the project turns the
+    warnings on there."""
+    plugin = 'extends Control\n\nfunc grab_focus():\n\tprint(1)\n'
+    files = {"project.godot": "config_version=5\n", "addons/kit/panel.gd": plugin, "own.gd": plugin}
+    addon, _, _, judged = migrate(rules, files, "addons/kit/panel.gd")
+    assert "func grab_focus():" in addon and not judged["grab_focus"].migration_needed
+    assert migrate(rules, files, "own.gd")[3]["grab_focus"].migration_needed
+    warned = {"project.godot": "config_version=5\n\n[debug]\n\ngdscript/warnings/exclude_addons=false\n",
+              "addons/kit/panel.gd": plugin}
+    assert migrate(rules, warned, "addons/kit/panel.gd")[3]["grab_focus"].migration_needed
+    # a Godot 3 addon is renamed still: an override whose signature differs fails under `addons/` too
+    assert "func grab_focus_():" in migrate(rules, {**GODOT3, "addons/kit/panel.gd": plugin}, "addons/kit/panel.gd")[0]
+
+
 def test_renamed_and_reshaped_calls_on_typed_receivers(rules):
     script = ('extends Control\n\nvar bits: BitMap\n\nfunc f(r: Rect2, item: TreeItem, dlg: FileDialog, res, ev, text):\n'
               '\tif r.has_no_area() or not get_rect().has_no_area():\n\t\tpass\n\tvar b = bits.get_bit(Vector2(1, 2))\n'
@@ -300,7 +316,8 @@ def test_the_window_outside_a_node_is_the_scene_tree_root(rules):
     assert "get_window()" not in new and "(Engine.get_main_loop() as SceneTree).root.size" in new
     node = 'extends Node\n\nfunc apply():\n\treturn OS.window_size\n\nstatic func size():\n\treturn OS.window_size\n'
     new, _, _, _ = migrate(rules, {**GODOT3, "n.gd": node}, "n.gd")
-    assert "return get_window().size\n" in new and "return (Engine.get_main_loop() as SceneTree).root.size" in new
+    assert "return Vector2(get_window().size)\n" in new  # a Vector2i in Godot 4, a Vector2 in Godot 3
+    assert "return Vector2((Engine.get_main_loop() as SceneTree).root.size)" in new
     screen = 'extends Node\n\nfunc keep(c):\n\tOS.current_screen = c.screen\n\tc.screen = OS.current_screen\n'
     new, _, _, _ = migrate(rules, {**GODOT3, "s.gd": screen}, "s.gd")
     assert "\tget_window().current_screen = c.screen\n\tc.screen = get_window().current_screen\n" in new

@@ -162,6 +162,8 @@ def classify(gone: GoneName, edits: list, manual: list, line: int, flagged: bool
         if word.search(e["new"]) and kept:
             continue  # `connect("gone", ...)` -> `gone.connect(...)`: the call's shape, not the name's answer
         rule = e["rule"]
+        if gone.kind == "signal" and rule == "signal_callable":  # the connection rewritten with the new name
+            rule = "signal_rename"
         kind = ("rename" if rule in RENAME_RULES else "moved" if rule in MOVED_RULES else
                 "behaviour" if BEHAVIOUR_RULES.match(rule) else "call_shape")
         return Answer(kind, rule, e["new"].strip(), (e["evidence"] or {}).get("id", ""))

@@ -350,7 +350,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
     elif kind == "identifier" and node.parent is not None and node.parent.type not in ("attribute_call",):
         name = _text(node)
         scope = cues.scope
-        if re.fullmatch(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*", name) or re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+", name):
+        if re.fullmatch(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*", name) or re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+", name) \
+                or _gone_global_constant(name, scope):
             receiver = None
             parent = node.parent
             if scope is not None and parent is not None and parent.type == "attribute" and parent.children[0] != node:
@@ -433,6 +434,14 @@ def _is_bare_name(node: ts.Node) -> bool:
         return False
     name = _text(node)
     return len(name) > 3 and name[:1].islower() and name not in ("self", "true", "false", "null")
+
+
+def _gone_global_constant(name: str, scope) -> bool:
+    """`SPKEY`: a Godot 3 global constant without an underscore that Godot 4 lacks (other capitalised names are
+    the project's constants, no cue)."""
+    engine = scope.engine if scope is not None else None
+    return engine is not None and name.isupper() and engine.is_global_constant("3", name) and \
+        not engine.is_global_constant("4", name)
 
 
 def _type_cues(node: ts.Node, cues: _Cues) -> None:

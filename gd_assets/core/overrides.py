@@ -40,7 +40,10 @@ def native_overrides(context: ProjectContext, engine) -> dict[str, dict[str, Ove
     if engine is not None:
         for scope_name, script in context.scripts.items():
             names = [n for n, (kind, _) in script.members.items() if kind == "func" and not n.startswith("_")]
-            if not names or script.root in context.native_overrides_allowed:
+            if not names or script.root in context.native_overrides_allowed or _in_addons(scope_name, script.root) \
+                    and context.config_versions.get(script.root) == "5" and script.root not in context.addons_warned:
+                # Godot 4 reports no GDScript warning under `addons/` by default: Godot 4 code there that loads
+                # overrides alike (a Godot 3 addon is renamed still: an override whose signature differs fails)
                 continue
             cls = Scope(context, scope_name, engine).engine_class_of(PROJECT + scope_name)
             cls4 = cls if cls and engine.has_class("4", cls) else engine.class_renames.get(cls or "", "")
@@ -50,6 +53,11 @@ def native_overrides(context: ProjectContext, engine) -> dict[str, dict[str, Ove
                     found.setdefault(scope_name, {})[name] = Override(name, name + SUFFIX, native)
     context.__dict__["_native_overrides"] = found
     return found
+
+
+def _in_addons(scope: str, root: str) -> bool:
+    path = scope.split("::", 1)[0]
+    return (path[len(root) + 1:] if root else path).startswith("addons/")
 
 
 def override_of(scope: Scope | None, owner: str, name: str) -> Override | None:

@@ -65,6 +65,8 @@ class ProjectContext:
     renderers: dict[str, str] = field(default_factory=dict)               # root -> GLES2 | GLES3
     # roots whose project.godot lowers GDScript's NATIVE_METHOD_OVERRIDE from an error (0 ignore, 1 warn)
     native_overrides_allowed: set[str] = field(default_factory=set)
+    # Godot 4 projects whose project.godot turns GDScript's warnings on under `addons/` (off by default)
+    addons_warned: set[str] = field(default_factory=set)
     shader_textures: dict[tuple[str, str], str] = field(default_factory=dict)  # (shader, texture) -> function
     class_names: dict[tuple[str, str], str] = field(default_factory=dict)  # (root, class_name) -> scope
     names: dict[str, set[str]] = field(default_factory=dict)               # root -> every name the project defines
@@ -123,6 +125,8 @@ class ProjectContext:
             out.append(_row(root, "renderer", renderer, None, None))
         for root in sorted(self.native_overrides_allowed):
             out.append(_row(root, "native_override_allowed", "native_method_override", None, None))
+        for root in sorted(self.addons_warned):
+            out.append(_row(root, "addons_warned", "exclude_addons", None, None))
         for (shader, texture), function in self.shader_textures.items():
             out.append(_row(shader, "shader_texture", texture, None, function))
         for script in self.scripts.values():
@@ -164,6 +168,8 @@ class ProjectContext:
                 ctx.renderers[row["scope"]] = row["name"]
             elif row["kind"] == "native_override_allowed":
                 ctx.native_overrides_allowed.add(row["scope"])
+            elif row["kind"] == "addons_warned":
+                ctx.addons_warned.add(row["scope"])
             elif row["kind"] == "shader_texture":
                 ctx.shader_textures[(row["scope"], row["name"])] = row["detail"]
             elif row["kind"] == "script":
@@ -233,6 +239,7 @@ def res_file(root: str, base_dir: str, ref: str) -> str:
 
 
 _NATIVE_OVERRIDE_ALLOWED = re.compile(r"^gdscript/warnings/native_method_override\s*=\s*(0|1|false)\s*$", re.M)
+_ADDONS_WARNED = re.compile(r"^gdscript/warnings/exclude_addons\s*=\s*false\s*$", re.M)
 
 
 def build_context(files: Iterable[Mapping]) -> ProjectContext:
@@ -248,6 +255,8 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
                 ctx.renderers[root] = renderer
             if _NATIVE_OVERRIDE_ALLOWED.search(f["text"]):
                 ctx.native_overrides_allowed.add(root)
+            if version == "5" and _ADDONS_WARNED.search(f["text"]):  # Godot 4.6 reads no Godot 3 key for it
+                ctx.addons_warned.add(root)
             for name, target in autoloads.items():
                 ctx.autoloads[(root, name)] = res_file(root, "", target)
     for f in files:

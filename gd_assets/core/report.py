@@ -131,6 +131,18 @@ def verification_markdown(project: str, figures: Mapping, lines: Sequence[str], 
     if figures.get("causes"):
         out += ["", "## By cause", "", "| cause | problems |", "|---|---|"]
         out += [f"| {cause} | {n} |" for cause, n in figures["causes"].items()]
+    through = figures.get("through") or {}
+    roots = [p for p in figures.get("failing", {}) if p.endswith(".gd") and p not in through]
+    if roots:  # fix these first: every other failing script fails through one of them
+        out += ["", f"## Scripts failing on their own ({len(roots)}), the others through them", "",
+                "| script | first error | scripts failing through it |", "|---|---|---|"]
+        for path in roots:
+            users = sorted(p for p, root in through.items() if root == path)
+            shown = ", ".join(users[:8]) + (f" and {len(users) - 8} more" if len(users) > 8 else "")
+            out.append(f"| {path} | {_cell(figures['failing'][path])} | {_cell(shown, 400)} |")
+    if figures.get("asset_only"):
+        out += ["", "Failing only for a missing binary asset (not the migration's): " +
+                ", ".join(sorted(figures["asset_only"])) + "."]
     out += ["", f"## Problems ({len(problems)})", "", "| file | line | problem | fragment | cause |", "|---|---|---|---|---|"]
     for p in problems[:limit]:
         message = p["message"].replace("|", "\\|")[:200]

@@ -10,6 +10,7 @@ import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 
@@ -40,6 +41,8 @@ class Surface:
     # scene-property rows: (Godot 3 class, property) -> (Godot 4 property, value rule)
     scene_properties: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     scene_classes: dict[str, str] = field(default_factory=dict)  # a scene's Godot 3 class -> its Godot 4 class
+    # a curated answer for a project setting: pattern (`rendering/batching/*`) -> (Godot 4 key or "", why)
+    setting_answers: dict[str, tuple[str, str]] = field(default_factory=dict)
     # (version, class, property) -> (setter, getter) as the reference documents them
     accessors: dict[tuple[str, str, str], tuple[str, str]] = field(default_factory=dict)
 
@@ -99,6 +102,16 @@ class Surface:
 
     def has_class(self, version: str, name: str) -> bool:
         return name in self.classes[version]
+
+    def setting_answer(self, key: str) -> tuple[str, str] | None:
+        """(the Godot 4 key, why) for a project setting Godot 4 reads elsewhere or dropped ("" as the key), from
+        the curated answers (the most specific pattern), else from the references (a setting only 3.x has)."""
+        found = [p for p in self.setting_answers if fnmatchcase(key, p)]
+        if found:
+            return self.setting_answers[max(found, key=lambda p: ("*" not in p, len(p)))]
+        if self.owner_of("3", "ProjectSettings", key) and not self.owner_of("4", "ProjectSettings", key):
+            return "", "gone from Godot 4's project settings"
+        return None
 
     def class4(self, cls: str) -> str | None:
         """The Godot 4 class a Godot 3 class became (its own name, a scene row's or the map's), None if removed."""
@@ -238,6 +251,8 @@ def _read_surface(corpus_db: str, _state: tuple[int, int, int]) -> Surface:
                             "WHERE source = 'scene_property' AND category = 'property'").fetchall()
         scene_classes = con.execute("SELECT old_name, new_name FROM api_mapping WHERE source = 'scene_property' "
                                     "AND category = 'class'").fetchall()
+        settings = con.execute("SELECT old_name, coalesce(new_name, ''), text FROM api_mapping WHERE source = "
+                               "'curated_answer' AND class_context = 'ProjectSettings'").fetchall()
         ambiguous = con.execute(
             "SELECT old_name, new_name FROM api_mapping WHERE source = 'rename_map' AND ambiguous "
             "AND old_name IS NOT NULL AND new_name IS NOT NULL").fetchall()
@@ -281,6 +296,7 @@ def _read_surface(corpus_db: str, _state: tuple[int, int, int]) -> Surface:
     surface.ambiguous_renames = dict(ambiguous)
     surface.scene_properties = {(c, old): (new or "", (rule or "").removeprefix("value=")) for c, old, new, rule in scene}
     surface.scene_classes = dict(scene_classes)
+    surface.setting_answers = {key: (new, why) for key, new, why in settings}
     for category, old, new in maps:
         surface.renames[category][old] = new
         if category == "class":

@@ -254,7 +254,7 @@ class EvidenceJudge:
             return []  # decided by its `call` or `property` cue
         if source == "named_member":  # `connect("text_entered", …)`: only on a known engine receiver
             kind, _, member = text.partition(":")
-            found = self._member_markers(engine, member, (kind,)) if engine else None
+            found = self._member_markers(engine, member, (kind,), godot3) if engine else None
             return found or []
         member = text.lstrip(".").rsplit(".", 1)[-1] if source in ("call", "property") else text
         if engine is not None and godot3 and source in ("property", "name") and (engine, member) in _MEANING_CHANGED:
@@ -265,7 +265,7 @@ class EvidenceJudge:
                                         f"Godot 4 (Godot 4: `{new}`)", 0.85)]
         if engine is not None:
             kinds = ("property", "constant", "enum") if source in ("property", "name") else None
-            found = self._member_markers(engine, member, kinds)
+            found = self._member_markers(engine, member, kinds, godot3)
             if found == [] and source == "call" and _on_an_instance(item_cues, text, engine):
                 found = self._static_markers(engine, member)
             if found is not None:
@@ -336,13 +336,17 @@ class EvidenceJudge:
         c4 = cls if s.has_class("4", cls) else s.class_renames.get(cls) or builtin.get(cls) or s.scene_classes.get(cls)
         return (c3 if c3 and s.has_class("3", c3) else None), (c4 if c4 and s.has_class("4", c4) else None)
 
-    def _member_markers(self, cls: str, member: str, kinds: tuple[str, ...] | None = None) -> list[Marker] | None:
+    def _member_markers(self, cls: str, member: str, kinds: tuple[str, ...] | None = None,
+                        godot3: bool = False) -> list[Marker] | None:
         """`member` on engine class `cls`, looked up through the ancestors in each version (as a property
         when `kinds` says so); None when neither reference documents it there (not that class's name)."""
         s = self.surface
         c3, c4 = self._versions_of(cls)
         o3 = s.owner_of("3", c3, member, kinds) if c3 else None
         o4 = s.owner_of("4", c4, member, kinds) if c4 else None
+        if kinds is None and o3 and o4 and s.kinds.get(("4", o4, member)) == {"signal"} and \
+                "method" in s.kinds.get(("3", o3, member), set()):
+            o4 = None  # `minimum_size_changed()`: a method and a signal in Godot 3, only the signal in Godot 4
         if o3 is None and o4 is None:
             return None
         if o3 and c4 and not o4:
@@ -352,7 +356,8 @@ class EvidenceJudge:
             reason = f"`{o3}.{member}` exists only in Godot 3{hint}"
             if cls != c3:  # the receiver is named the Godot 4 way: a member kept for compatibility, or a slip
                 return [Marker("3", member, reason + f", on a `{cls}` (a Godot 4 class)", HINT)]
-            if c3 == c4 and s.in_descendant("4", c4, member):  # `get_viewport().size`: often a subclass
+            # `get_viewport().size`: often a subclass in Godot 4 code; in a Godot 3 project it is Godot 3's member
+            if c3 == c4 and not godot3 and s.in_descendant("4", c4, member):
                 return [Marker("3", member, reason + f" (Godot 4 subclasses of `{c4}` have it)", HINT)]
             return [Marker("3", member, reason, 0.9 if new else 0.85)]
         if o3 and c3 == cls and s.class4(c3) is None:  # a class Godot 4 removed: its members went with it
@@ -390,7 +395,8 @@ class EvidenceJudge:
             return [Marker("3", name, f"class `{name}` exists only in Godot 3{hint}", 0.9 if new else WEAK)]
         if in4 and not in3:
             return [Marker("4", name, f"class `{name}` exists only in Godot 4", 0.85)]
-        if re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+", name):
+        if re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+", name) or re.fullmatch(r"[A-Z][A-Z0-9]{3,}", name) and \
+                s.is_global_constant("3", name):  # `SPKEY`: a global constant without an underscore
             c3, c4 = s.is_global_constant("3", name), s.is_global_constant("4", name)
             if not c3 and s.member_classes("3", "constant", name) and not s.any_member("4", name):
                 classes = ", ".join(sorted(s.member_classes("3", "constant", name))[:2])
@@ -621,6 +627,7 @@ class EvidenceJudge:
                              for c in item.cues)
         sections = {c.cue for c in item.cues if c.source == "section"}
         keys = {c.cue for c in item.cues if c.source == "key"}
+        section = next(iter(sections)) if len(sections) == 1 else ""
         renamed = self.surface.renames.get("project_godot", {})
         for key in sorted(keys):   # one order in every process (a set of strings iterates by hash seed)
             if key in ("_global_script_classes", "_global_script_class_icons"):
@@ -629,6 +636,10 @@ class EvidenceJudge:
                 out.append(Marker("3", key, f"setting `{key}` (Godot 4: `{renamed[key]}`)", 0.8))
             elif godot3_project and key == "quality/driver/driver_name":
                 out.append(Marker("3", key, "the Godot 3 renderer setting (Godot 4: `renderer/rendering_method`)", 0.8))
+            elif godot3_project and (answer := self.surface.setting_answer(f"{section}/{key}" if section else key)):
+                new, why = answer
+                out.append(Marker("3", key, f"setting `{key}`: Godot 4 reads it as `{new}`" if new else
+                                  f"setting `{key}`: Godot 4 has no such setting ({why.rstrip('.')})", 0.8))
         if godot3_project and "application" in sections and "config/features" not in keys:
             out.append(Marker("3", "config/features", "a Godot 3 project's `[application]`: Godot 4 records its "
                               "release in `config/features`", 0.7))
@@ -717,7 +728,8 @@ def _project_markers(item: JudgeInput) -> list[Marker]:
         elif text.startswith("config/features=") and "4." in text:
             out.append(Marker("4", "config/features", f"`{text}` names a Godot 4 release", 0.9))
         elif cue.source == "value_type" and text.startswith("Pool") and text.endswith("Array"):
-            out.append(Marker("3", text, f"`{text}` (Godot 4: `Packed...Array`)", 0.85))
+            # Godot 4 still reads Godot 3's array names in a settings file: it tells the version, needs nothing
+            out.append(Marker("3", text, f"`{text}` (Godot 4 writes `Packed...Array`, and reads this)", SIGNAL_ONLY))
         elif cue.source == "value_type" and text.startswith("Packed") and text.endswith("Array"):
             out.append(Marker("4", text, f"`{text}` (Godot 4)", 0.85))
     return out
