@@ -45,11 +45,13 @@ def test_members_moved_off_scenetree_are_reached_through_their_new_owner(rules):
 def test_curated_renames_classes_and_call_shapes(rules):
     new, edits, _ = script(rules, "var t := Thread.new()\nprint(t.is_active(), Vector2(1, 2).tangent(), decimals(0.01))\n"
                                   "var f: FuncRef\nvar nav: Navigation2D\nprint(nav.get_simple_path(Vector2(), Vector2(1, 1)))\n"
-                                  "print(OS.has_touchscreen_ui_hint(), Color.cornflower)")
+                                  "print(OS.has_touchscreen_ui_hint(), Color.cornflower)\n"
+                                  "add_child_below_node($A, Node.new())\nget_parent().add_child_below_node(self, $B, true)")
     assert "t.is_started(), Vector2(1, 2).orthogonal(), step_decimals(0.01)" in new
     assert "var f: Callable" in new and "var nav: Node2D" in new
     assert "NavigationServer2D.map_get_path(nav.get_world_2d().navigation_map, Vector2(), Vector2(1, 1), true)" in new
     assert "DisplayServer.is_touchscreen_available(), Color.CORNFLOWER_BLUE" in new
+    assert "$A.add_sibling(Node.new())" in new and "self.add_sibling($B, true)" in new  # asked of the node
     cited = {e.evidence["id"] for e in edits if e.evidence}
     assert {"map:answer:Thread.is_active", "map:answer:FuncRef.FuncRef", "map:answer:Color.cornflower"} <= cited
 

@@ -115,7 +115,8 @@ class Surface:
 
     def class4(self, cls: str) -> str | None:
         """The Godot 4 class a Godot 3 class became (its own name, a scene row's or the map's), None if removed."""
-        cls4 = self.scene_classes.get(cls) or self.class_renames.get(cls, cls)
+        cls4 = self.scene_classes.get(cls) or self.class_renames.get(cls) or \
+            self.renames.get("builtin_type", {}).get(cls, cls)  # PoolStringArray -> PackedStringArray
         return cls4 if cls4 in self.classes["4"] else None
 
     def kept(self, cls4: str, name: str, kind: str) -> bool:

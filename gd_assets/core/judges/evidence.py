@@ -360,7 +360,7 @@ class EvidenceJudge:
             if c3 == c4 and not godot3 and s.in_descendant("4", c4, member):
                 return [Marker("3", member, reason + f" (Godot 4 subclasses of `{c4}` have it)", HINT)]
             return [Marker("3", member, reason, 0.9 if new else 0.85)]
-        if o3 and c3 == cls and s.class4(c3) is None:  # a class Godot 4 removed: its members went with it
+        if o3 and c3 == cls and c4 is None:  # a class Godot 4 removed: its members went with it
             return [Marker("3", member, f"`{o3}.{member}` of a class Godot 4 removed", 0.85)]
         if o4 and c3 and not o3:
             reason = f"`{o4}.{member}` exists only in Godot 4"

@@ -43,15 +43,33 @@ class CuratedAnswer:
 @dataclass
 class Answers:
     entries: list[CuratedAnswer] = field(default_factory=list)
+    # every member of every class is looked up on the way (a rename is asked before each member is kept), so
+    # the answers are indexed by exact name and class, and each (class, name) is matched once
+    _found: dict[tuple[str, str], list[CuratedAnswer]] = field(default_factory=dict, repr=False)
 
     def find(self, classes: list[str], name: str, kinds: tuple[str, ...] = ("renamed", "moved", "removed")
              ) -> CuratedAnswer | None:
         """The most specific curated answer for `name` on the first of `classes` (nearest first) that has one."""
         for cls in classes:
-            found = [a for a in self.entries if a.kind in kinds and fnmatchcase(cls, a.cls) and fnmatchcase(name, a.name)]
+            found = [a for a in self._matching(cls, name) if a.kind in kinds]
             if found:
                 return max(found, key=lambda a: a.specificity)
         return None
+
+    def _matching(self, cls: str, name: str) -> list[CuratedAnswer]:
+        key = (cls, name)
+        if key not in self._found:
+            if not hasattr(self, "_exact"):
+                self._exact: dict[str, list[CuratedAnswer]] = {}
+                self._patterns: list[CuratedAnswer] = []
+                for a in self.entries:
+                    if "*" in a.name:
+                        self._patterns.append(a)
+                    else:
+                        self._exact.setdefault(a.name, []).append(a)
+            candidates = [*self._exact.get(name, ()), *self._patterns]
+            self._found[key] = [a for a in candidates if fnmatchcase(cls, a.cls) and fnmatchcase(name, a.name)]
+        return self._found[key]
 
 
 @dataclass(frozen=True)

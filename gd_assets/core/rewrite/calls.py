@@ -105,6 +105,21 @@ class CallRules:
         self.replace(call, new, "signal_callable", self.rules.cite(rule))
         return True
 
+    def call_add_child_below_node(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`parent.add_child_below_node(node, child)` -> `node.add_sibling(child)`: Godot 4 asks the node, not
+        its parent (the map renames the method only)."""
+        args = args_of(call)
+        if len(args) not in (2, 3) or owner.startswith(("project", OTHER)):
+            return False
+        target = self.render(args[0])
+        if args[0].type not in ("identifier", "attribute", "call", "get_node", "subscript"):
+            target = f"({target})"
+        rest = ", ".join(self.render(a) for a in args[1:])
+        self.edit(chain.start_point if chain is not None else call.start_point, call.end_point,
+                  f"{target}.add_sibling({rest})", "add_sibling",
+                  self.rules.cite("map:rename:function:add_child_below_node"), 0.9)
+        return True
+
     def call_funcref(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         args = args_of(call)
         if chain is not None or len(args) != 2:
