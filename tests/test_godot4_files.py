@@ -91,13 +91,25 @@ def test_what_no_row_converts_is_left_to_people_with_the_node_and_the_reason(rul
 
 
 def test_a_class_godot_4_removed_is_a_manual_item_with_its_api_diff_row(rules):
+    resource = ('[gd_resource type="NativeScript" load_steps=2 format=2]\n\n'
+                '[ext_resource path="res://bin/lib.gdnlib" type="GDNativeLibrary" id=1]\n\n'
+                '[resource]\nresource_name = "Lib"\nclass_name = "Lib"\nlibrary = ExtResource( 1 )\n')
+    new, _, manual = rewrite(rules, {"project.godot": "config_version=4\n", "lib.tres": resource}, "lib.tres")
+    assert 'type="NativeScript"' in new and 'type="GDNativeLibrary"' in new   # no rename to make up
+    removed = [m for m in manual if m.kind == "class_removed"]
+    assert removed and "NativeScript" in removed[0].what and removed[0].start_line == 1
+    assert removed[0].evidence[0]["id"] == "map:diff:class:NativeScript"
+
+
+def test_a_proxy_texture_loads_as_an_image_texture_and_its_base_is_a_manual_item(rules):
     resource = ('[gd_resource type="ProxyTexture" load_steps=2 format=2]\n\n'
                 '[ext_resource path="res://icons.svg" type="Texture" id=1]\n\n[resource]\nbase = ExtResource( 1 )\n')
-    new, _, manual = rewrite(rules, {"project.godot": "config_version=4\n", "icons.tres": resource}, "icons.tres")
-    assert 'type="ProxyTexture"' in new and 'type="Texture2D"' in new   # no rename to make up
-    removed = [m for m in manual if m.kind == "class_removed"]
-    assert len(removed) == 1 and "ProxyTexture" in removed[0].what and removed[0].start_line == 1
-    assert removed[0].evidence[0]["id"] == "map:diff:class:ProxyTexture"
+    new, edits, manual = rewrite(rules, {"project.godot": "config_version=4\n", "icons.tres": resource}, "icons.tres")
+    assert 'type="ImageTexture"' in new and 'type="Texture2D"' in new and "ProxyTexture" not in new
+    assert "map:scene:ProxyTexture" in {e.evidence["id"] for e in edits}
+    [base] = manual
+    assert base.kind == "scene_property" and "base" in base.what and base.start_line == 6
+    assert base.evidence[0]["id"] == "docs:3:ProxyTexture.property.base"
 
 
 def test_project_godot_becomes_a_godot_4_project_with_its_input_map(rules):
