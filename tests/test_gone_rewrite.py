@@ -63,6 +63,54 @@ def test_opensimplexnoise_becomes_fastnoiselite_with_its_period_as_frequency(rul
     assert "print((1.0 / n.frequency))" in new
 
 
+def test_properties_that_changed_meaning_keep_their_value_in_code(rules):
+    new, edits, manual = script(rules, "rotating = true\nvar r = rotating\nvar te: TextEdit = $T\nte.wrap_enabled = r\n"
+                                       "te.readonly = false\nvar tr: TextureRect = $R\ntr.expand = true\n"
+                                       "if tr.expand:\n\tpass", head="extends Camera2D\n")
+    assert "ignore_rotation = false\n" in new and "var r = (not ignore_rotation)" in new
+    assert "te.wrap_mode = 1 if (r) else 0" in new and "te.editable = true" in new
+    assert "tr.expand_mode = 1" in new and "if (tr.expand_mode == 1):" in new
+    assert {"property_not", "property_true_to"} <= {e.rule for e in edits}
+    assert not [m for m in manual if "rotating" in m.what or "expand" in m.what]
+
+
+def test_curated_moves_and_renames_reach_godot_4s_owner(rules):
+    new, _, _ = script(rules, 'print(ResourceLoader.has("res://a.tres"), OS.get_tablet_driver_name(0))\n'
+                              "print(TabContainer.ALIGN_CENTER, get_focus_owner())\n"
+                              "match 0:\n\tMainLoop.NOTIFICATION_WM_QUIT_REQUEST:\n\t\tpass\n"
+                              'ResourceSaver.save("res://a.tres", Resource.new(), \\\n\t\tResourceSaver.FLAG_COMPRESS)',
+                       head="extends Control\n")
+    assert 'ResourceLoader.has_cached("res://a.tres"), DisplayServer.tablet_get_driver_name(0)' in new
+    assert "print(TabBar.ALIGNMENT_CENTER, get_viewport().gui_get_focus_owner())" in new
+    assert "Node.NOTIFICATION_WM_CLOSE_REQUEST:" in new
+    assert 'ResourceSaver.save(Resource.new(), "res://a.tres", ResourceSaver.FLAG_COMPRESS)' in new  # over two lines
+
+
+def test_a_popup_script_reads_its_windows_size_and_input(rules):
+    new, _, _ = script(rules, "rect_min_size = Vector2(10, 10)\nvar w = rect_size.x / 2\nrect_size.x = 40\n"
+                              "popup(Rect2(Vector2(), get_minimum_size()))\naccept_event()", head="extends WindowDialog\n")
+    assert "extends Window" in new and "min_size = Vector2(10, 10)" in new
+    assert "var w = Vector2(size).x / 2" in new and "size.x = 40" in new   # a Vector2i, read as Godot 3 computed
+    assert "get_contents_minimum_size()" in new and "set_input_as_handled()" in new
+
+
+def test_a_signal_reached_by_its_string_where_the_script_has_a_method_of_its_name(rules):
+    files = {**GODOT3, "a.gd": "extends Area2D\n\nvar ref: Control\n\nfunc _ready():\n"
+                               '\tif not is_connected("mouse_exited", self, "_on_exit"):\n'
+                               '\t\tconnect("mouse_exited", self, "_on_exit")\n'
+                               '\tref.connect("minimum_size_changed", ref, "minimum_size_changed")\n\n'
+                               "func _on_exit():\n\tpass\n\nfunc mouse_exited():\n\tpass\n"}
+    new, _, _ = migrate(rules, files, "a.gd")
+    assert 'if not is_connected("mouse_exited", self._on_exit):' in new   # `mouse_exited` is the script's method
+    assert 'connect("mouse_exited", self._on_exit)' in new
+    assert "ref.minimum_size_changed.connect(ref.update_minimum_size)" in new  # the method Godot 4 renamed
+
+
+def test_a_script_extending_viewport_goes_with_its_subviewport_node(rules):
+    new, _, _ = script(rules, "size = Vector2(8, 8)", head="extends Viewport\n")
+    assert new.startswith("extends SubViewport\n")
+
+
 def test_a_gone_name_without_a_rule_gets_a_manual_item_that_says_what_to_do(rules):
     new, _, manual = script(rules, "var r: RichTextLabel = RichTextLabel.new()\nr.push_align(0)\n"
                                    "var a := AStar2D.new()\nprint(a.get_points(), JOY_L2)")

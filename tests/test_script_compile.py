@@ -588,3 +588,66 @@ def test_an_image_size_stays_a_vector2_and_rect_clip_is_the_intersection(rules):
     bitmap = "extends Node\n\nvar _indicator := BitMap.new()\n\nfunc f():\n\tvar s := _indicator.get_size()\n\treturn s\n"
     new, _, _, _ = migrate(rules, {**GODOT3, "b.gd": bitmap.replace("return s", "yield()")}, "b.gd")
     assert "\tvar s := Vector2(_indicator.get_size())\n" in new   # a BitMap's too
+
+
+def test_a_caller_that_uses_a_coroutines_value_is_a_coroutine_its_callers_await(rules):
+    files = {**GODOT3, "stmt.gd": ('extends Reference\nclass_name Stmt\n\nfunc run():\n'
+                                   '\tvar rc = yield(Engine.get_main_loop(), "idle_frame")\n\treturn rc\n'),
+             "ev.gd": ('extends Stmt\n\nfunc run():\n\treturn .run()\n\nfunc helper():\n\tvar v = run()\n\treturn v\n\n'
+                       'func outer():\n\tvar x = self.helper()\n\treturn x\n\nfunc plain():\n\thelper()\n\treturn 1\n')}
+    new, _, _, judged = migrate(rules, files, "ev.gd")
+    assert "\treturn await super.run()\n" in new                # the parent's coroutine, reached by `.run()`
+    assert "\tvar v = await run()\n" in new and "\tvar x = await self.helper()\n" in new   # awaiting made them ones
+    assert "\thelper()\n\treturn 1\n" in new and not judged["plain"].migration_needed  # its value unused: no await
+
+
+def test_a_variable_named_after_a_godot_4_member_of_its_class_is_renamed_where_it_is_read(rules):
+    files = {**GODOT3,
+             "dlg.gd": ('extends ConfirmationDialog\nclass_name Dlg\n\nvar confirmed := false\nexport var size := 3\n\n'
+                        'func _ready():\n\tconfirmed = true\n\tconnect("confirmed", self, "_on_ok")\n\n'
+                        'func _on_ok():\n\tprint(self.confirmed)\n'),
+             "user.gd": "extends Node\n\nfunc f(d: Dlg):\n\treturn d.confirmed\n"}
+    new, edits, manual, _ = migrate(rules, files, "dlg.gd")
+    assert "var confirmed_ := false" in new and "\tconfirmed_ = true\n" in new and "print(self.confirmed_)" in new
+    assert "confirmed.connect(self._on_ok)" in new             # the signal keeps its name
+    assert {e.evidence["id"] for e in edits if e.rule == "native_class_shadow"} == {
+        "docs:4:AcceptDialog.signal.confirmed"}
+    assert "@export var size := 3" in new and [m for m in manual if m.kind == "shadowed_member"]  # a scene sets it
+    user, _, _, _ = migrate(rules, files, "user.gd")
+    assert "return d.confirmed_" in user
+
+
+def test_exports_typed_with_a_null_default_hold_the_types_empty_value(rules):
+    script = ('extends Node\n\nexport (String, FILE, "*.json") var layout = null\nexport(NodePath) var painter = null\n'
+              'export(Array) var items = null\nexport(Array, String, MULTILINE) var licenses: Array\n')
+    new, _, _, _ = migrate(rules, {**GODOT3, "e.gd": script}, "e.gd")
+    assert '@export_file("*.json") var layout: String = ""' in new
+    assert "@export var painter: NodePath = NodePath()" in new and "@export var items: Array = []" in new
+    assert "@export_multiline var licenses: Array[String]" in new   # the hint wants the element's type
+
+
+def test_names_godot_4_kept_on_an_ancestor_for_something_else_are_renamed(rules):
+    script = ("extends Node\n\nfunc f(d: Popup):\n\tvar t := Timer.new()\n\tt.process_mode = Timer.TIMER_PROCESS_IDLE\n"
+              "\tvar fd := FileDialog.new()\n\tfd.mode = FileDialog.MODE_OPEN_FILE\n\tvar b := BitMap.new()\n"
+              "\tprint(b.get_bit(Vector2(1, 1)), d is Popup)\n")
+    new, _, _, judged = migrate(rules, {**GODOT3, "n.gd": script}, "n.gd")
+    assert "t.process_callback = Timer.TIMER_PROCESS_IDLE" in new and "fd.file_mode = FileDialog.FILE_MODE_OPEN_FILE" in new
+    assert "func f(d: Window):" in new and "d is Window" in new   # Godot 4's dialogs are Windows, not Popups
+    assert "b.get_bitv(Vector2(1, 1))" in new
+    bitmap = "extends Node\n\nvar m := BitMap.new()\n\nfunc f(x):\n\treturn m.get_bit(Vector2(x, 0))\n"
+    new, _, _, judged = migrate(rules, {**GODOT3, "b.gd": bitmap}, "b.gd")  # the old name alone flags it
+    assert judged["f"].migration_needed and "m.get_bitv(Vector2(x, 0))" in new
+
+
+def test_a_method_named_like_a_godot_4_setter_is_a_native_override_renamed(rules):
+    script = ("extends TextureButton\n\nfunc set_pressed(on) -> void:\n\t.set_pressed(on)\n\n"
+              "func _ready():\n\tset_pressed(true)\n")
+    new, edits, _, _ = migrate(rules, {**GODOT3, "b.gd": script}, "b.gd")
+    assert "func set_pressed_(on) -> void:\n\tsuper.set_pressed(on)\n" in new   # BaseButton.button_pressed's setter
+    assert "\tset_pressed_(true)\n" in new and "native_override" in {e.rule for e in edits}
+
+
+def test_a_default_value_and_a_loops_list_are_read_like_any_name(rules):
+    script = "extends Node\n\nfunc click(item := self, button = BUTTON_LEFT):\n\tfor b in [BUTTON_RIGHT]:\n\t\tprint(b)\n"
+    new, _, _, _ = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
+    assert "func click(item := self, button = MOUSE_BUTTON_LEFT):" in new and "[MOUSE_BUTTON_RIGHT]" in new

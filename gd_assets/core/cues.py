@@ -16,7 +16,7 @@ import tree_sitter as ts
 
 from gd_assets.core.overrides import overridden_anywhere, override_of, shadow_of
 from gd_assets.core.receivers import ANY_PROJECT, PROJECT, UNKNOWN, Scope, chain_receivers, fragment_locals
-from gd_assets.core.slicing import descendants, parse_gdscript
+from gd_assets.core.slicing import descendants, parse_gdscript, value_used
 
 DEFAULT_REQUEST = (
     "Check whether this project is Godot 3 or Godot 4 and, where needed, find evidence for converting it"
@@ -276,9 +276,9 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
     elif kind == "call":
         name = _text(node.children[0])
         receiver = _call_receiver(name, cues.scope)
+        _coroutine_cue(node, name, receiver, cues)  # first: a cue of the same name and receiver is kept once
         cues.add(name, "call", receiver)
         _override_cue(name, receiver, cues)
-        _coroutine_cue(node, name, receiver, cues)
         cues.add(_call_shape(name, node.child_by_field_name("arguments")), "call_shape", receiver)
         if name in ("yield", "super", "preload", "load"):
             cues.add(name + "(", "syntax")
@@ -304,7 +304,7 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
             cues.add("." + name, "call", receiver)
             cues.add(_call_shape(name, node.child_by_field_name("arguments")), "call_shape", receiver)
         else:
-            cues.add("." + _text(node.children[0]) + "(", "syntax")
+            cues.add("." + _text(node.children[1]) + "(", "syntax")
     elif kind == "get_node":
         path = _text(node)
         receiver = cues.scope.node_owner_type(path) if cues.scope is not None else None
@@ -366,6 +366,7 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
             _shadow_cue(name, cues)
         elif _is_bare_name(node) and not (scope is not None and name in scope.locals):
             cues.add(name, "name", scope.implicit_owner(name) if scope is not None else None)
+            _shadow_cue(name, cues)  # `scale` the script's variable, named after Godot 4's Control.scale
     elif kind == "comment" and "TODOConverter" in _text(node):
         cues.add("TODOConverter", "converter_leftover")
     elif kind == "name" and node.parent is not None and node.parent.type in _DECLARATIONS and \
@@ -499,13 +500,6 @@ def _override_cue(name: str, receiver: str | None, cues: _Cues) -> None:
         receiver = found.native
     if found is not None:
         cues.add(found.name, "native_override", receiver)
-
-
-def value_used(call: ts.Node) -> bool:
-    """Whether a call's value is used (Godot 4 wants `await` on a coroutine's value, not on a bare statement)."""
-    parent = call.parent
-    return parent is not None and parent.type not in ("expression_statement", "await_expression") and not (
-        parent.type == "arguments" and parent.parent is not None and _text(parent.parent.children[0]) == "yield")
 
 
 def _coroutine_cue(call: ts.Node, name: str, receiver: str | None, cues: _Cues) -> None:

@@ -23,11 +23,13 @@ SIGNAL_SUFFIX = "_signal"  # a signal named like a function of its script: `erro
 
 @dataclass(frozen=True)
 class Override:
-    """A project method `name` Godot 4's `native` (an engine class of its chain) already has."""
+    """A project method `name` Godot 4's `native` (an engine class of its chain) already has; or a member named
+    after Godot 4's class `native`, or after its `member` (`property` or `signal`) of the same name."""
 
     name: str
     new: str
     native: str
+    member: str = ""
 
 
 def native_overrides(context: ProjectContext, engine) -> dict[str, dict[str, Override]]:
@@ -47,12 +49,20 @@ def native_overrides(context: ProjectContext, engine) -> dict[str, dict[str, Ove
                 continue
             cls = Scope(context, scope_name, engine).engine_class_of(PROJECT + scope_name)
             cls4 = cls if cls and engine.has_class("4", cls) else engine.class_renames.get(cls or "", "")
+            setters = _accessors4(engine, cls4) if cls4 else {}
             for name in names:
-                native = engine.owner_of("4", cls4, name, ("method",)) if cls4 else None
+                native = (engine.owner_of("4", cls4, name, ("method",)) or setters.get(name)) if cls4 else None
                 if native and name + SUFFIX not in script.members:
                     found.setdefault(scope_name, {})[name] = Override(name, name + SUFFIX, native)
     context.__dict__["_native_overrides"] = found
     return found
+
+
+def _accessors4(engine, cls4: str) -> dict[str, str]:
+    """The setters and getters of Godot 4's `cls4` and its ancestors (`set_pressed` of BaseButton's
+    `button_pressed`), by name -> class: native methods too, though the reference lists them as properties."""
+    return {accessor: cls for cls in reversed(engine.ancestors("4", cls4)) for prop in engine.class_members.get(("4", cls), ())
+            for accessor in engine.accessors.get(("4", cls, prop), ()) if accessor}
 
 
 def _in_addons(scope: str, root: str) -> bool:
@@ -83,24 +93,41 @@ def overridden_anywhere(scope: Scope | None, name: str) -> Override | None:
 def native_class_shadows(context: ProjectContext, engine) -> dict[str, dict[str, Override]]:
     """Script scope -> {member name: Override} for every member (constant, variable, function, enum,
     inner class) named after a class of the Godot 4 reference (kept on the context: computed once).
-    Godot 3 let a member hide a class (`onready var RegEx = $RegEx`); `native` is that class."""
+    Godot 3 let a member hide a class (`onready var RegEx = $RegEx`); `native` is that class. And every
+    variable named after a property or signal Godot 4's class has and Godot 3's did not have as a property
+    (`var scale` on a Control, `var confirmed` on a ConfirmationDialog: "Member redefined" in Godot 4),
+    unless exported: a scene sets it by name, and would set the engine's property instead."""
     cached = context.__dict__.get("_native_class_shadows")
     if cached is not None:
         return cached
     found: dict[str, dict[str, Override]] = {}
     if engine is not None:
         for scope_name, script in context.scripts.items():
-            for name in script.members:
-                if name[:1].isupper() and engine.has_class("4", name) and name + SUFFIX not in script.members:
+            cls3 = cls4 = None
+            for name, (kind, _) in script.members.items():
+                if name + SUFFIX in script.members:
+                    continue
+                if name[:1].isupper() and engine.has_class("4", name):
                     found.setdefault(scope_name, {})[name] = Override(name, name + SUFFIX, name)
+                elif kind == "var" and name not in script.exported and not name.startswith("_") and \
+                        "::" not in scope_name:  # (an inner class's members are declared in its class fragment)
+                    if cls3 is None:
+                        cls3 = Scope(context, scope_name, engine).engine_class_of(PROJECT + scope_name) or ""
+                        cls4 = cls3 if engine.has_class("4", cls3) else engine.class_renames.get(cls3, "")
+                    native = engine.owner_of("4", cls4, name, ("property", "signal")) if cls4 else None
+                    if name == "velocity" and native in ("CharacterBody2D", "CharacterBody3D"):
+                        continue  # the body's own velocity, which move_and_slide() reads (SyntaxRules drops the var)
+                    if native and not engine.owner_of("3", cls3, name, ("property", "method", "constant")):
+                        member = "signal" if "signal" in engine.kinds.get(("4", native, name), ()) else "property"
+                        found.setdefault(scope_name, {})[name] = Override(name, name + SUFFIX, native, member)
     context.__dict__["_native_class_shadows"] = found
     return found
 
 
 def shadow_of(scope: Scope | None, name: str, owner: str | None = None) -> Override | None:
     """The Override of `name` read in `scope` (the script's chain owns it, or `owner`, the receiver of
-    `x.name`), if the project member shadows a Godot 4 class."""
-    if scope is None or not name[:1].isupper() or (owner is None and name in scope.locals):
+    `x.name`), if the project member shadows a Godot 4 class or a member of its engine class."""
+    if scope is None or (owner is None and name in scope.locals):
         return None
     owner = owner or scope.implicit_owner(name)
     if not owner.startswith(PROJECT) or owner == ANY_PROJECT:

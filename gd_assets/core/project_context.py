@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import tree_sitter as ts
 
 from gd_assets.core.shading import shader_textures
-from gd_assets.core.slicing import MAX_FUNCTION_LINES, descendants, parse_gdscript, slice_file
+from gd_assets.core.slicing import MAX_FUNCTION_LINES, descendants, parse_gdscript, slice_file, value_used
 
 # Row kinds: per script (scope = script path, or `path::Inner` for an inner class) ...
 SCRIPT_KINDS = ("class_name", "extends", "func", "var", "const", "signal", "enum", "class")
@@ -45,7 +45,11 @@ class Script:
     members: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name -> (kind, type expression)
     nodes: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)  # node path -> (type, script)
     coroutines: set[str] = field(default_factory=set)  # its functions that yield: Godot 4 callers must await them
+    # function -> the script's own functions it calls and uses the value of (`.f` a parent's): one that awaits
+    # a coroutine is a coroutine too (found once the project is read; not kept in the context's rows)
+    own_calls: dict[str, set[str]] = field(default_factory=dict, repr=False, compare=False)
     signal_clashes: set[str] = field(default_factory=set)  # names both a signal and a function (Godot 4 refuses)
+    exported: set[str] = field(default_factory=set)  # its exported variables (scenes set them by name)
     # a function long enough to be sliced into parts -> its parameters and variables: a later part does not
     # show them, and a bare name there is not the script's member
     part_locals: dict[str, dict[str, str | None]] = field(default_factory=dict)
@@ -143,6 +147,8 @@ class ProjectContext:
                 out.append(_row(script.scope, "coroutine", name, None, None))
             for name in sorted(script.signal_clashes):
                 out.append(_row(script.scope, "signal_clash", name, None, None))
+            for name in sorted(script.exported):
+                out.append(_row(script.scope, "exported", name, None, None))
             for function, names in script.part_locals.items():
                 for name, type_ in names.items():
                     out.append(_row(script.scope, "part_local", f"{function}.{name}", type_, None))
@@ -189,6 +195,8 @@ class ProjectContext:
                 script.coroutines.add(row["name"])
             elif kind == "signal_clash":
                 script.signal_clashes.add(row["name"])
+            elif kind == "exported":
+                script.exported.add(row["name"])
             elif kind == "part_local":
                 function, _, name = row["name"].partition(".")
                 script.part_locals.setdefault(function, {})[name] = row["type"]
@@ -293,7 +301,51 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
         if target in scenes:
             ctx.autoloads[key] = _scene_root(scenes, target)[1] or target
     ctx._index()
+    _awaiting_coroutines(ctx)
     return ctx
+
+
+def _own_calls(function: ts.Node) -> set[str]:
+    """The calls of `function` to its script's own functions (`f()`, `self.f()`; `.f()` a parent's, as `.f`)
+    whose value it uses."""
+    out = set()
+    for node in descendants(function, include_self=False):
+        if node.type == "call" and node.children[0].type == "identifier" and value_used(node):
+            out.add(_text(node.children[0]))
+        elif node.type == "base_call" and len(node.children) > 1 and value_used(node):
+            out.add("." + _text(node.children[1]))
+        elif node.type == "attribute" and len(node.children) == 3 and _text(node.children[0]) == "self" and \
+                node.children[2].type == "attribute_call" and value_used(node):
+            out.add(_text(node.children[2].children[0]))
+    return out
+
+
+def _awaiting_coroutines(ctx: ProjectContext) -> None:
+    """A function that uses the value of a coroutine gets `await` there in Godot 4, so it is a coroutine too
+    (its own callers must await it): the scripts' coroutines closed over their own and parents' calls."""
+    from gd_assets.core.receivers import PROJECT, Scope  # receivers reads this module's classes
+
+    def chains(script: Script) -> list[Script]:
+        scope = Scope(ctx, script.scope)
+        return [found for found, _ in scope._chain(PROJECT + script.scope) if found is not None]
+
+    lineage = [chains(script) for script in ctx.scripts.values() if script.own_calls]
+    changed = True
+    while changed:
+        changed = False
+        for line in lineage:
+            script = line[0]
+            for function, calls in script.own_calls.items():
+                if function in script.coroutines:
+                    continue
+                for call in calls:
+                    above = line[1:] if call.startswith(".") else line
+                    name = call.lstrip(".")
+                    owner = next((s for s in above if name in s.members), None)
+                    if owner is not None and name in owner.coroutines:
+                        script.coroutines.add(function)
+                        changed = True
+                        break
 
 
 _TWEEN_SIGNALS = ("tween_completed", "tween_all_completed")
@@ -469,6 +521,8 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
             if name is not None and any(c.type == "call" and _text(c.children[0]) == "yield"
                                         for c in descendants(node, include_self=False)):
                 script.coroutines.add(_text(name))
+            if name is not None:
+                script.own_calls[_text(name)] = _own_calls(node)
             if name is not None and node.end_point[0] - node.start_point[0] + 1 > MAX_FUNCTION_LINES:
                 script.part_locals[_text(name)] = _function_locals(node)
         elif kind in ("variable_statement", "onready_variable_statement", "export_variable_statement"):
@@ -484,6 +538,8 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
                     _text(first)[:1].isupper() else None
             value = node.child_by_field_name("value") or _last_value(node)
             script.members[_text(name)] = ("var", declared_type(node, type_node, value))
+            if kind == "export_variable_statement":
+                script.exported.add(_text(name))
         elif kind == "const_statement":
             name = node.child_by_field_name("name")
             if name is not None:

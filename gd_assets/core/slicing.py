@@ -73,6 +73,13 @@ def descendants(node: ts.Node, include_self: bool = True):
         stack.extend(reversed(current.children))
 
 
+def value_used(call: ts.Node) -> bool:
+    """Whether a call's value is used (Godot 4 wants `await` on a coroutine's value, not on a bare statement)."""
+    parent = call.parent
+    return parent is not None and parent.type not in ("expression_statement", "await_expression") and not (
+        parent.type == "arguments" and parent.parent is not None and parent.parent.children[0].text == b"yield")
+
+
 def post_order(node: ts.Node):
     """Every node under `node`, children before their parent (left to right), without recursion."""
     stack: list[tuple[ts.Node, bool]] = [(node, False)]

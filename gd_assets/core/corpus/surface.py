@@ -43,6 +43,9 @@ class Surface:
     scene_classes: dict[str, str] = field(default_factory=dict)  # a scene's Godot 3 class -> its Godot 4 class
     # a curated answer for a project setting: pattern (`rendering/batching/*`) -> (Godot 4 key or "", why)
     setting_answers: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # (Godot 3 class, member) -> its Godot 4 name, for a curated rename of a name Godot 4 kept with another
+    # meaning (`Timer.process_mode` is Node's in Godot 4; Timer's is `process_callback`)
+    curated_renames: dict[tuple[str, str], str] = field(default_factory=dict)
     # (version, class, property) -> (setter, getter) as the reference documents them
     accessors: dict[tuple[str, str, str], tuple[str, str]] = field(default_factory=dict)
 
@@ -254,6 +257,9 @@ def _read_surface(corpus_db: str, _state: tuple[int, int, int]) -> Surface:
                                     "AND category = 'class'").fetchall()
         settings = con.execute("SELECT old_name, coalesce(new_name, ''), text FROM api_mapping WHERE source = "
                                "'curated_answer' AND class_context = 'ProjectSettings'").fetchall()
+        curated = con.execute("SELECT class_context, old_name, new_name FROM api_mapping WHERE source = "
+                              "'curated_answer' AND change_kind = 'renamed' AND class_context <> 'ProjectSettings' "
+                              "AND strpos(class_context, '*') = 0 AND strpos(old_name, '*') = 0").fetchall()
         ambiguous = con.execute(
             "SELECT old_name, new_name FROM api_mapping WHERE source = 'rename_map' AND ambiguous "
             "AND old_name IS NOT NULL AND new_name IS NOT NULL").fetchall()
@@ -298,6 +304,7 @@ def _read_surface(corpus_db: str, _state: tuple[int, int, int]) -> Surface:
     surface.scene_properties = {(c, old): (new or "", (rule or "").removeprefix("value=")) for c, old, new, rule in scene}
     surface.scene_classes = dict(scene_classes)
     surface.setting_answers = {key: (new, why) for key, new, why in settings}
+    surface.curated_renames = {(cls, name): new for cls, name, new in curated}
     for category, old, new in maps:
         surface.renames[category][old] = new
         if category == "class":

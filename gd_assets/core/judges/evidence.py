@@ -227,6 +227,9 @@ class EvidenceJudge:
         engine = receiver if receiver != "?" else None
         if source == "declared_member":
             return self._declared_member_markers(text, receiver)
+        if source == "native_class_shadow" and receiver != text:
+            return [Marker("3", text, f"the project's variable `{text}` is named after Godot 4's `{receiver}.{text}` "
+                                      "(\"Member redefined\" there, a parse error): renamed project-wide", 0.9)]
         if source == "native_class_shadow":
             return [Marker("3", text, f"the project's `{text}` is named after Godot 4's class `{text}` (it shadows a "
                                       "native class there, a parse error): renamed project-wide", 0.9)]
@@ -236,6 +239,12 @@ class EvidenceJudge:
                                           "native method there): check its receiver", 0.85)]
             return [Marker("3", text, f"the project's `{text}()` overrides Godot 4's native `{receiver}.{text}` "
                                       "(a compile error there): renamed project-wide", 0.9)]
+        if source == "type" and text == "Popup" and godot3:
+            return [Marker("3", text, "a value typed `Popup` in a Godot 3 project: Godot 3's dialogs were Popups, "
+                                      "Godot 4's are Windows (a dialog passed there fails to compile)", 0.75)]
+        if source == "extends" and text == "Viewport" and godot3:
+            return [Marker("3", text, "`extends Viewport` in a Godot 3 project: the script goes with its scene's "
+                                      "Viewport node, a SubViewport in Godot 4 (whose `size` the script sets)", 0.8)]
         if source in ("extends", "type", "identifier") and text[:1].isupper():
             return self._name_markers(text, source)
         if source == "node_path":
@@ -259,6 +268,11 @@ class EvidenceJudge:
         member = text.lstrip(".").rsplit(".", 1)[-1] if source in ("call", "property") else text
         if engine is not None and godot3 and source in ("property", "name") and (engine, member) in _MEANING_CHANGED:
             return [Marker("3", member, f"`{engine}.{member}`: {_MEANING_CHANGED[engine, member]}", 0.8)]
+        renamed = self._kept_but_renamed(engine, member) if engine is not None and godot3 and \
+            source in ("property", "name", "call") else None
+        if renamed is not None:
+            return [Marker("3", member, f"`{engine}.{member}` is `{renamed}` in Godot 4, where the old name means "
+                                        "something else or takes other arguments (curated answer)", 0.8)]
         if engine is not None and godot3 and source == "call" and (engine, member) in _RESULT_CHANGED:
             was, now, new = _RESULT_CHANGED[engine, member]
             return [Marker("3", member, f"`{engine}.{member}()` returned {was} in Godot 3 and returns {now} in "
@@ -326,6 +340,15 @@ class EvidenceJudge:
         if not (c3 and o4) or s.owner_of("3", c3, name):
             return []
         return [Marker("3", name, f"`var {name}` redefines Godot 4's `{o4}.{name}` (a compile error there)", 0.8)]
+
+    def _kept_but_renamed(self, cls: str, member: str) -> str | None:
+        """The curated Godot 4 name of `cls.member` (or an ancestor's) when Godot 4 still has the old name on
+        the class, for something else (a name Godot 4 dropped is judged as gone already)."""
+        s = self.surface
+        found = next((s.curated_renames[c, member] for c in s.ancestors("3", cls) or [cls]
+                      if (c, member) in s.curated_renames), None)
+        c4 = self._versions_of(cls)[1]
+        return found if found is not None and c4 and s.owner_of("4", c4, member) else None
 
     def _versions_of(self, cls: str) -> tuple[str | None, str | None]:
         """The class's Godot 3 and Godot 4 names (a renamed class has two)."""
@@ -669,7 +692,15 @@ _CALLBACK_PAIRS = {"start", "funcref", "interpolate_callback", "interpolate_defe
 _TILEMAP_CELL_CALLS = {"set_cell": 3, "get_used_cells_by_id": 1, "is_cell_x_flipped": 2, "is_cell_y_flipped": 2,
                        "is_cell_transposed": 2, "get_cell_autotile_coord": 2}
 # properties that kept their name and changed their meaning (a Godot 3 project's reads and writes need it kept)
-_MEANING_CHANGED = {("Camera2D", "zoom"): "inverted in Godot 4 (Godot 3's 2 showed twice as much, Godot 4's 0.5)"}
+_MEANING_CHANGED = {
+    ("Camera2D", "zoom"): "inverted in Godot 4 (Godot 3's 2 showed twice as much, Godot 4's 0.5)",
+    # a name Godot 4 kept on an ancestor, for something else: Node's pause handling, Window's mode
+    **{(cls, "process_mode"): f"Godot 4's `process_mode` is Node's (pausing); {cls}'s own is `{new}` there"
+       for cls, new in (("Timer", "process_callback"), ("Camera2D", "process_callback"),
+                        ("AnimationTree", "callback_mode_process"))},
+    **{(cls, "mode"): "Godot 4's `mode` is the Window's (windowed, fullscreen); the dialog's is `file_mode` there"
+       for cls in ("FileDialog", "EditorFileDialog")},
+}
 _TWEEN3_SIGNALS = ("tween_completed", "tween_all_completed", "tween_started", "tween_step")
 _UNDO_REDO_CALLS = {"add_do_method", "add_undo_method"}
 # Godot 3 calls that Godot 4 still compiles but runs otherwise: name -> (Godot 3 classes, argument counts, why)

@@ -6,7 +6,7 @@ import re
 
 import tree_sitter as ts
 
-from gd_assets.core.receivers import OTHER, UNKNOWN
+from gd_assets.core.receivers import OTHER, PROJECT, UNKNOWN, is_engine
 from gd_assets.core.rewrite.tree import IDENT, args_of, string_value, text_of
 from gd_assets.core.slicing import descendants
 
@@ -65,8 +65,8 @@ class CallRules:
         name = string_value(method)
         target_text = self.render(target)
         if name is not None and IDENT.match(name):  # a project method renamed for Godot 4 keeps being reached
-            name = self.overridden_name(self.scope.self_type() if target_text == "self" and self.scope is not None
-                                        else self.type_of(target), name)
+            type_ = self.scope.self_type() if target_text == "self" and self.scope is not None else self.type_of(target)
+            name = self._engine_method_name(type_, self.overridden_name(type_, name))
         if name is not None and IDENT.match(name) and target_text == "self":
             out = f"self.{name}"
         elif name is not None and IDENT.match(name) and target.type in ("identifier", "attribute", "get_node"):
@@ -81,6 +81,20 @@ class CallRules:
         if binds is not None:
             return out + f".bindv({self.render(binds)})"
         return out
+
+    def _engine_method_name(self, type_: str, name: str) -> str:
+        """An engine method named by a string (`"minimum_size_changed"`) as Godot 4 names it (`update_minimum_size`):
+        `self.minimum_size_changed` would be Godot 4's signal of that name."""
+        owner = self.scope.owner(type_, name) if self.scope is not None else UNKNOWN
+        row = self.rules.member_rename("method", name, owner) if is_engine(owner) else None
+        return row.new if row is not None and IDENT.match(row.new) else name
+
+    def _function_of(self, holder: str, name: str) -> bool:
+        """Whether the project's script of `holder` (or one it extends) declares a function `name`: Godot 4 then
+        reads `obj.name` as that method, so a native signal of the name is reached by its string."""
+        owner = self.scope.owner(holder, name) if self.scope is not None else UNKNOWN
+        script = self.scope.context.scripts.get(owner[len(PROJECT):]) if owner.startswith(PROJECT) else None
+        return script is not None and script.members.get(name, ("",))[0] == "func"
 
     def _signal_call(self, call: ts.Node, chain: ts.Node | None, owner: str, method: str) -> bool:
         """`connect("sig", target, "m", [binds], flags)` -> `sig.connect(target.m.bind(binds), flags)`."""
@@ -100,6 +114,9 @@ class CallRules:
             if owner3 is not None:
                 self.note_gone(args[0], "signal", owner3, signal, inside_edit=True)
             new = f"{renamed}.{method}({', '.join([callable_, *rest])})"
+            if self._function_of(holder, renamed):  # `func mouse_exited()` beside Area2D's signal
+                quoted = '"' + renamed + '"'
+                new = f"{method}({', '.join([quoted, callable_, *rest])})"
         else:
             new = f"{method}({', '.join([self.render(args[0]), callable_, *rest])})"
         self.replace(call, new, "signal_callable", self.rules.cite(rule))
@@ -174,7 +191,9 @@ class CallRules:
     def call_Basis(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         """`Basis(Vector3(x, y, z))` (Euler angles in Godot 3) -> `Basis.from_euler(Vector3(x, y, z))`."""
         args = args_of(call)
-        if chain is not None or len(args) != 1 or args[0].type != "call" or text_of(args[0].children[0]) != "Vector3":
+        euler = len(args) == 1 and (args[0].type == "call" and text_of(args[0].children[0]) == "Vector3" or
+                                    text_of(args[0]).endswith(".get_euler()") or self.type_of(args[0]) == "Vector3")
+        if chain is not None or not euler:
             return False
         self.replace(call.children[0], "Basis.from_euler", "basis_from_euler", self.rules.cite("basis_euler"), 0.85)
         return True
@@ -432,8 +451,9 @@ class CallRules:
         """`data.subarray(a, b)` -> `data.slice(a, b + 1)`: Godot 3's end was inclusive (-1: to the end),
         Godot 4's `slice` excludes it. Only where the end's value is plain: `n - 1`, a literal."""
         args = args_of(call)
-        if not owner.startswith("Pool") or not owner.endswith("Array") or len(args) != 2:
-            return False
+        if not (owner.startswith("Pool") and owner.endswith("Array") or owner == UNKNOWN and chain is not None) or \
+                len(args) != 2:
+            return False  # an unknown receiver: only Godot 3's pool arrays had `subarray`
         end = args[1]
         text = text_of(end).replace(" ", "")
         if text == "-1":
@@ -446,7 +466,7 @@ class CallRules:
         else:
             self.manual_item(call, "array", "subarray(from, to): Godot 4's slice(begin, end) excludes its end",
                              "pass the end plus one (to the end of the array: leave it out)",
-                             self.rules.cite(f"map:diff:class:{owner}"))
+                             self.rules.cite(f"map:diff:class:{owner if owner != UNKNOWN else 'PoolByteArray'}"))
             return True
         new_args = self.render(args[0]) + (f", {new_end}" if new_end is not None else "")
         self.replace(call, f"slice({new_args})", "subarray_slice", {
@@ -456,7 +476,7 @@ class CallRules:
 
     def call_get_focus_owner(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         prefix = self._receiver_prefix(call, chain)
-        if owner != "Control" or prefix is None or args_of(call):
+        if "Control" not in (self.rules.surface.ancestors("3", owner) or [owner]) or prefix is None or args_of(call):
             return False
         target = chain if chain is not None else call
         self.replace(target, f"{prefix}get_viewport().gui_get_focus_owner()", "focus_owner",

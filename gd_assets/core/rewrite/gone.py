@@ -107,24 +107,51 @@ class GoneRules:
             return statement
         return None
 
-    def _reciprocal(self, node: ts.Node, statement: ts.Node | None, row) -> bool:
-        """A property Godot 4 keeps as its reciprocal under another name (OpenSimplexNoise's period is
-        FastNoiseLite's frequency): a write stores 1 / value, a read reads 1 / the new property."""
-        chain = node.parent if node.parent is not None and node.parent.type == "attribute" else node
-        if statement is None:  # three edits, so that one made around the read (an assigned value) stays apart
-            self.edit(chain.start_point, chain.start_point, "(1.0 / ", "property_reciprocal", row.cite(), 0.85)
-            self.replace(node, row.new, "property_reciprocal", row.cite(), 0.85)
-            self.edit(node.end_point, node.end_point, ")", "property_reciprocal", row.cite(), 0.85)
-            return True
-        if text_of(statement.children[1]) != "=":
+    # value rules of scene-property rows (corpora_build/scene_properties.yaml), applied to code: reads and writes
+    VALUE_RULES = ("reciprocal", "not", "true_to:")
+
+    def value_rule(self, node: ts.Node, row) -> bool:
+        """The value edits of a property Godot 4 keeps with another meaning under `row.new` (the name itself is
+        the caller's edit): `reciprocal` (OpenSimplexNoise's period is FastNoiseLite's frequency), `not`
+        (Camera2D's `rotating` is `ignore_rotation`), `true_to:V` (TextureRect's `expand` became a mode).
+        A write converts the value written, a read converts the value read back; True when handled."""
+        rule = row.rule
+        if not rule.startswith(self.VALUE_RULES):
+            return False
+        statement = self._assignment_of(node)
+        cite, edit_rule = row.cite(), "property_" + rule.split(":")[0]
+        if statement is not None and text_of(statement.children[1]) != "=":
             self.manual_item(statement, "property_value", f"`{text_of(statement)}`",
-                             f"Godot 4 keeps this value as its reciprocal in `{row.new}`: write "
-                             f"`{row.new} = 1.0 / (new value)`", row.cite())
+                             f"Godot 4 keeps this value with another meaning in `{row.new}` ({row.title}): "
+                             f"compute the Godot 3 value, then convert it as the row says", cite)
+            return True
+        if statement is None:  # a read: the Godot 3 value from the Godot 4 one
+            chain = node.parent if node.parent is not None and node.parent.type == "attribute" else node
+            before, after = {"reciprocal": ("(1.0 / ", ")"), "not": ("(not ", ")")}.get(
+                rule, ("(", f" == {rule.removeprefix('true_to:')})"))
+            self.edit(chain.start_point, chain.start_point, before, edit_rule, cite, 0.85)
+            self.edit(node.end_point, node.end_point, after, edit_rule, cite, 0.85)
             return True
         value = statement.children[-1]
-        self.replace(node, row.new, "property_reciprocal", row.cite(), 0.85)
-        self.edit(value.start_point, value.start_point, "1.0 / (", "property_reciprocal", row.cite(), 0.85)
-        self.edit(value.end_point, value.end_point, ")", "property_reciprocal", row.cite(), 0.85)
+        literal = text_of(value)
+        if rule == "not" and literal in ("true", "false"):
+            self.replace(value, "false" if literal == "true" else "true", edit_rule, cite, 0.85)
+            return True
+        if rule.startswith("true_to:"):
+            when_true = rule.removeprefix("true_to:")
+            if literal in ("true", "false") and (literal == "true" or when_true != "0"):
+                self.replace(value, when_true if literal == "true" else "0", edit_rule, cite, 0.85)
+                return True
+            if when_true == "0":  # false is a mode other than 0, which the row does not name
+                self.manual_item(statement, "property_value", f"`{text_of(statement)}`",
+                                 f"Godot 4 made `{row.new}` a mode: {when_true} where the Godot 3 flag was true; "
+                                 f"pick the mode for false by hand", cite)
+                return True
+            before, after = f"{when_true} if (", ") else 0"
+        else:
+            before, after = {"reciprocal": ("1.0 / (", ")"), "not": ("not (", ")")}[rule]
+        self.edit(value.start_point, value.start_point, before, edit_rule, cite, 0.85)
+        self.edit(value.end_point, value.end_point, after, edit_rule, cite, 0.85)
         return True
 
     def _accessor(self, node: ts.Node, name: str, receiver: str, owner3: str) -> bool:
@@ -162,10 +189,11 @@ class GoneRules:
         row = self.rules.scene_property(receiver, name)
         if row is None or not row.new or row.new == name or not surface.kept(cls4, row.new, "property"):
             return False
-        if not row.rule:
-            self.replace(node, row.new, "property_rename", row.cite(), 0.85)
-            return True
-        return row.rule == "reciprocal" and self._reciprocal(node, statement, row)
+        if row.rule and not row.rule.startswith(self.VALUE_RULES):
+            return False
+        self.replace(node, row.new, "property_rename", row.cite(), 0.85)
+        self.value_rule(node, row)
+        return True
 
     def _callable4(self, cls4: str, method: str, arguments: int) -> bool:
         """Whether Godot 4's `cls4` has `method` taking `arguments` arguments (no accessor starting with `_`)."""

@@ -30,9 +30,10 @@ class NameRules:
             return
         if parent.type == "call" and parent.children[0].id == node.id:
             return  # on_call, once the arguments' own edits are made
-        if parent.type in ("parameters", "typed_parameter", "default_parameter", "typed_default_parameter",
-                           "name", "enumerator", "for_statement") and parent.type != "type":
-            return
+        if parent.type in ("parameters", "typed_parameter", "name", "enumerator") or \
+                parent.type in ("default_parameter", "typed_default_parameter") and parent.children[0].id == node.id or \
+                parent.type == "for_statement" and parent.child_by_field_name("right") != node:
+            return  # a name being declared (a default value or a loop's list is read: `button = BUTTON_LEFT`)
         if parent.type == "expression_statement" and name == "tool" and node.start_point[1] == 0:
             first = parent
             while first.prev_named_sibling is not None and first.prev_named_sibling.type in (
@@ -61,15 +62,32 @@ class NameRules:
         else:
             self._implicit_property(node, name)
 
+    def _popup_type(self, node: ts.Node) -> bool:
+        """`dialog: Popup`, `x as Popup`, `x is Popup` -> `Window`: Godot 3's dialogs were Popups, Godot 4's
+        are Windows (only PopupMenu and PopupPanel are still Popups), so a value typed Popup took them all."""
+        parent = node.parent
+        typed = parent.type == "type" and parent.parent is not None and parent.parent.type != "extends_statement"
+        tested = parent.type == "binary_operator" and parent.children[-1].id == node.id and \
+            text_of(parent.children[1]) in ("is", "as")
+        if not (typed or tested) or self.is_project_name("Popup"):
+            return False
+        self.replace(node, "Window", "popup_type", {"table": "docs_chunks", "id": "docs:4:AcceptDialog.class",
+                                                   "title": "AcceptDialog (Godot 4 class, a Window)"}, 0.85)
+        return True
+
     def _implicit_property(self, node: ts.Node, name: str) -> None:
         """`rect_position` in a Control script: a property of its own class, renamed on it. A name its
         class does not document in Godot 3 is not the class's (a local the fragment does not show)."""
         if self.scope is not None and name not in self.scope.locals and name != "self":
+            if self.shadowing_name(node) or self.window_self_property(node, name):
+                return  # `scale` the script's own variable, which Godot 4's Control took
             owner = self.implicit_owner(name)
             if is_engine(owner) and self.rules.surface.owner_of("3", owner, name) is not None:
                 self._member(node, "property", name, owner)
 
     def _class_name(self, node: ts.Node, name: str) -> bool:
+        if name == "Popup" and self._popup_type(node):
+            return True
         if name in ("File", "Directory", "Tween") and node.parent is not None and node.parent.type == "attribute":
             return self._special_class(node, name)
         if name in ("File", "Directory") and node.parent is not None and node.parent.type == "type" and \
@@ -77,14 +95,14 @@ class NameRules:
             self.replace(node, "FileAccess" if name == "File" else "DirAccess", "class_rename",
                          self.rules.cite("file" if name == "File" else "directory"), 0.9)
             return True
+        extends = node.parent is not None and node.parent.type == "type" and node.parent.parent is not None and \
+            node.parent.parent.type == "extends_statement"
         row = self.rules.class_rename(name)
-        if row is None and not self.rules.surface.has_class("4", name):
+        if row is None and (not self.rules.surface.has_class("4", name) or extends and name == "Viewport"):
             row = self.rules.scene_class_rename(name) or self.rules.curated_class(name)  # `NoiseTexture2D`, `Callable`
         if row is not None and self._constructed_subclass(node, name, row.new):
             self.replace(node, row.new, "class_rename", row.cite(), 0.9)  # `Light2D.new()` -> `PointLight2D.new()`
             return True
-        extends = node.parent is not None and node.parent.type == "type" and node.parent.parent is not None and \
-            node.parent.parent.type == "extends_statement"
         if row is None and not self.is_project_name(name) and self.rules.surface.has_class("3", name) and \
                 self.rules.surface.class4(name) is None and (self.scope is None or self.scope.class_type(name) in (None, name)):
             self.note_gone(node, "class", name, name)
@@ -158,7 +176,7 @@ class NameRules:
     def _bare_call(self, node: ts.Node, call: ts.Node, name: str) -> None:
         special = self.call_rule(name)
         owner = self.implicit_owner(name)
-        self._await_coroutine(call, owner, name)
+        self.await_coroutine(call, owner, name)
         if self.override_call(node, owner, name) or self.window_self_call(node, call, name):
             return
         if special is not None and not is_project(owner) and special(call, None, owner):
@@ -196,7 +214,7 @@ class NameRules:
             if member.type == "attribute_call":
                 name = text_of(member.children[0])
                 if member is node.children[-1]:
-                    self._await_coroutine(node, owner, name)
+                    self.await_coroutine(node, owner, name)
                 if self.override_call(member.children[0], owner, name):
                     continue
                 special = self.call_rule(name)
@@ -245,7 +263,7 @@ class NameRules:
         self.edit(base.start_point, end, target, "member_moved", cite, 0.9)
         return True
 
-    def _await_coroutine(self, call: ts.Node, owner: str, name: str) -> None:
+    def await_coroutine(self, call: ts.Node, owner: str, name: str) -> None:
         """`var code = get_code()` where the project's `get_code` yields -> `var code = await get_code()`."""
         if self.scope is not None and self.scope.is_coroutine(owner, name) and value_used(call):
             self.edit(call.start_point, call.start_point, "await ", "await_coroutine",
@@ -289,6 +307,10 @@ class NameRules:
         self.replace(node, row.new, "member_rename", row.cite(), 0.95 if receiver else 0.7)
         if row.new in BOOL_TO_ENUM:
             self._bool_to_enum(node, row)
+        elif kind == "property" and receiver:  # `text_edit.wrap_enabled = on`: the name and the meaning changed
+            scene_row = self.rules.scene_property(receiver, name)
+            if scene_row is not None and scene_row.new == row.new:
+                self.value_rule(node, scene_row)
 
     def _bool_to_enum(self, node: ts.Node, row) -> None:
         """`label.autowrap = on` -> `label.autowrap_mode = <mode> if on`: Godot 4 turned the flag into an enum."""

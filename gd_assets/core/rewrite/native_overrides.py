@@ -18,7 +18,10 @@ def cite_native(found: Override) -> dict:
 
 
 def cite_class(found: Override) -> dict:
-    """The Godot 4 class reference row of the class a project member is named after."""
+    """The Godot 4 class reference row of the class (or the class's member) a project member is named after."""
+    if found.member:
+        return {"table": "docs_chunks", "id": f"docs:4:{found.native}.{found.member}.{found.name}",
+                "title": f"{found.native}.{found.name} (Godot 4 {found.member})"}
     return {"table": "docs_chunks", "id": f"docs:4:{found.native}.class", "title": f"{found.native} (Godot 4 class)"}
 
 

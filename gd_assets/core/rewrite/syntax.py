@@ -13,6 +13,7 @@ from gd_assets.core.cues import (
     mixed_indents,
     variant_result_calls,
 )
+from gd_assets.core.overrides import shadow_of
 from gd_assets.core.receivers import UNKNOWN
 from gd_assets.core.rewrite.rules import PAUSE_TO_PROCESS
 from gd_assets.core.rewrite.tree import IDENT, args_of, string_value, text_of
@@ -61,6 +62,10 @@ def format_constant(node: ts.Node) -> tuple[str, list[ts.Node]] | None:
     return text_of(value.children[0]), args
 
 
+# what an exported Godot 3 variable of these types held when its default was `null`, as Godot 4 types it
+EMPTY_VALUES = {"String": '""', "NodePath": "NodePath()", "Array": "[]", "Dictionary": "{}"}
+
+
 class SyntaxRules:
     """GDScript 1 -> 2 syntax: annotations, setget, parent calls, RPC keywords, constructors."""
 
@@ -73,7 +78,9 @@ class SyntaxRules:
         if len(node.children) > 1 and node.children[1].type == "identifier" and script is not None:
             name = text_of(node.children[1])  # the parent's method: owned along the parent's chain
             parent = self.scope.resolve(script.extends) if script.extends else UNKNOWN
-            self.override_call(node.children[1], self.scope.owner(parent, name), name)
+            owner = self.scope.owner(parent, name)
+            self.override_call(node.children[1], owner, name)
+            self.await_coroutine(node, owner, name)  # `return .run()` of a parent's coroutine
 
     def on_string(self, node: ts.Node) -> None:
         """A path to a shader file by its Godot 3 extension: the migration renames the file `.gdshader`."""
@@ -130,6 +137,7 @@ class SyntaxRules:
             self.replace(keyword, "@onready", "onready", self.rules.cite("onready"), 0.98)
 
     def on_export_variable_statement(self, node: ts.Node) -> None:
+        self._redefined_member(node)  # (an exported one keeps its name: a scene sets it)
         keyword = node.children[0]
         hints = next((c for c in node.children if c.type == "arguments"), None)
         if hints is None:
@@ -153,9 +161,15 @@ class SyntaxRules:
             # `target = get_node(target)` keeps compiling (a `: NodePath` variable cannot hold the node).
             self.edit(name.end_point, name.end_point, " = NodePath()", "export_annotation",
                       self.rules.cite("export_typed"), 0.85)
+        elif typed is not None and text_of(typed) == "Array" and type_ and type_.startswith("Array["):
+            # `export(Array, String, MULTILINE) var a: Array`: Godot 4's hint wants the element type
+            self.replace(typed, type_, "export_annotation", self.rules.cite("export_typed"), 0.9)
         elif typed is None and type_:
             self.edit(name.end_point, name.end_point, f": {type_}", "export_annotation",
                       self.rules.cite("export_typed"), 0.9)
+            value = node.named_children[-1] if has_value else None
+            if value is not None and value.type == "null" and type_ in EMPTY_VALUES:  # a typed `= null` fails
+                self.replace(value, EMPTY_VALUES[type_], "export_annotation", self.rules.cite("export_typed"), 0.85)
 
     def _export_annotation(self, parts: list[ts.Node]) -> tuple[str | None, str | None]:
         if not parts:
@@ -238,24 +252,31 @@ class SyntaxRules:
         velocity` in a KinematicBody script goes (the body's own `velocity` is what move_and_slide()
         reads); any other such member is left to people, with the class that took its name."""
         self._variant_inference(node)
+        self._redefined_member(node)
+
+    def _redefined_member(self, node: ts.Node) -> None:
         if node.parent is None or node.parent.type != "source" or self.scope is None:
             return
-        name = node.child_by_field_name("name")
+        name = node.child_by_field_name("name") or next((c for c in node.children if c.type == "name"), None)
         base = self.engine_class(self.scope.self_type())
         if name is None or base is None:
             return
         member = text_of(name)
         surface = self.rules.surface
-        owner4 = surface.owner_of("4", self.rules.in4(base), member, ("property",))
-        if owner4 is None or surface.owner_of("3", base, member):
-            return
+        owner4 = surface.owner_of("4", self.rules.in4(base), member, ("property", "signal"))
+        if owner4 is None or surface.owner_of("3", base, member, ("property", "method", "constant")) or \
+                member != "velocity" and shadow_of(self.scope, member) is not None:
+            return  # renamed project-wide (OverrideRules), `velocity` on a body aside
         value = node.named_children[-1]
         trivial = (value.type == "call" and text_of(value.children[0]) in ("Vector2", "Vector3") and not args_of(value)) \
             or value.type in ("name", "type") or text_of(value) in ("Vector2.ZERO", "Vector3.ZERO")
         if member != "velocity" or base not in ("KinematicBody2D", "KinematicBody") or not trivial:
-            self.manual_item(node, "shadowed_member", f"`var {member}` redefines Godot 4's `{owner4}.{member}`",
-                             f"rename the member, or drop it and use {owner4}'s own property",
-                             self.rules.cite(f"map:diff:property:{owner4}.{member}") or self.rules.cite("move_and_slide"))
+            kind = "signal" if "signal" in surface.kinds.get(("4", owner4, member), ()) else "property"
+            how = "rename it here and in the scenes that set it (it is exported)" \
+                if node.type == "export_variable_statement" else f"rename the member, or drop it and use {owner4}'s own {kind}"
+            self.manual_item(node, "shadowed_member", f"`var {member}` redefines Godot 4's `{owner4}.{member}`", how,
+                             {"table": "docs_chunks", "id": f"docs:4:{owner4}.{kind}.{member}",
+                              "title": f"{owner4}.{member} (Godot 4 {kind})"})
             return
         end = (node.end_point[0] + 1, 0) if node.end_point[0] + 1 < len(self.lines) else node.end_point
         self.edit(node.start_point, end, "", "shadowed_member", self.rules.cite("move_and_slide"), 0.8)

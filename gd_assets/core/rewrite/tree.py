@@ -59,7 +59,7 @@ def args_of(node: ts.Node | None) -> list[ts.Node]:
     args = node.child_by_field_name("arguments") if node is not None else None
     if args is None and node is not None:
         args = next((c for c in node.children if c.type == "arguments"), None)
-    return [] if args is None else [a for a in args.named_children if a.type != "comment"]
+    return [] if args is None else [a for a in args.named_children if a.type not in ("comment", "line_continuation")]
 
 
 class TreeEditor:

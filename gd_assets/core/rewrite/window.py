@@ -23,6 +23,7 @@ WINDOW = {
     "screen_orientation": "DisplayServer.screen_get_orientation()",
     "window_title": "get_window().title",
     "current_screen": "get_window().current_screen",
+    "window_per_pixel_transparency_enabled": "get_window().transparent",
 }
 # property -> the statement setting it, from the value {v}
 SETTERS = {
@@ -36,6 +37,7 @@ SETTERS = {
     "screen_orientation": "DisplayServer.screen_set_orientation({v})",
     "window_title": "get_window().title = {v}",
     "current_screen": "get_window().current_screen = {v}",
+    "window_per_pixel_transparency_enabled": "get_window().transparent = {v}",
 }
 # property -> (the statement setting it from {c}, the choice for true, the choice for false)
 CHOICES = {
@@ -54,7 +56,12 @@ ACCESSORS = {
     "set_borderless_window": ("window_borderless", True),
 }
 CALLS = {"get_screen_size": "Vector2(DisplayServer.screen_get_size())", "get_screen_count": "DisplayServer.get_screen_count()",
-         "get_screen_dpi": "DisplayServer.screen_get_dpi()", "get_current_screen": "get_window().current_screen"}
+         "get_screen_dpi": "DisplayServer.screen_get_dpi()", "get_current_screen": "get_window().current_screen",
+         "center_window": "get_window().move_to_center()",
+         # Godot 3's two renderers by number (GLES3 0, GLES2 1); Godot 4's Compatibility renderer is the GLES2 one
+         "get_current_video_driver": '(1 if RenderingServer.get_current_rendering_method() == "gl_compatibility" else 0)',
+         "get_video_driver_count": "2"}
+VIDEO_DRIVERS = {"VIDEO_DRIVER_GLES3": "0", "VIDEO_DRIVER_GLES2": "1"}
 
 # Control calls a popup made on itself -> what its Godot 4 Window answers (the Viewport's or Window's row)
 SELF_CALLS = {
@@ -62,7 +69,12 @@ SELF_CALLS = {
     "get_local_mouse_position": ("get_mouse_position()", "docs:4:Viewport.method.get_mouse_position"),
     "get_focus_owner": ("gui_get_focus_owner()", "docs:4:Viewport.method.gui_get_focus_owner"),
     "get_rect": ("Rect2(position, size)", "docs:4:Window.property.size"),
+    "get_minimum_size": ("get_contents_minimum_size()", "docs:4:Window.method.get_contents_minimum_size"),
+    "accept_event": ("set_input_as_handled()", "docs:4:Viewport.method.set_input_as_handled"),
 }
+# a popup's own Control property -> its Window's (a Vector2i, read back as the Vector2 Godot 3 code computes with)
+SELF_PROPERTIES = {"rect_min_size": "min_size", "rect_size": "size", "rect_position": "position",
+                   "rect_global_position": "position"}
 
 
 def setter(prop: str, value: str) -> str:
@@ -133,6 +145,15 @@ class WindowRules:
             return False
         member = parts[1]
         parent = node.parent
+        if member.type == "identifier" and text_of(member) in VIDEO_DRIVERS:
+            self.replace(node, VIDEO_DRIVERS[text_of(member)], "os_video_driver",
+                         self.rules.cite(f"map:diff:constant:OS.{text_of(member)}"), 0.8)
+            return True
+        if member.type == "attribute_call" and text_of(member.children[0]) == "get_video_driver_name" and \
+                len(args_of(member)) == 1:
+            self.replace(node, f'["GLES3", "GLES2"][{self.render(args_of(member)[0])}]', "os_video_driver",
+                         self.rules.cite("map:diff:method:OS.get_video_driver_name"), 0.8)
+            return True
         if member.type == "identifier" and text_of(member) in WINDOW:
             prop = text_of(member)
             getter = WINDOW[prop]
@@ -177,6 +198,20 @@ class WindowRules:
         cls, kind, member = cite[len("docs:4:"):].split(".")
         self.replace(call, new, "window_self", {"table": "docs_chunks", "id": cite,
                                                 "title": f"{cls}.{member} (Godot 4 {kind})"}, 0.85)
+        return True
+
+    def window_self_property(self, node: ts.Node, name: str) -> bool:
+        """`rect_min_size = s` in a Popup or WindowDialog script -> `min_size = s`: Godot 4's Window keeps its
+        size and position in pixels (Vector2i); a read is made a Vector2 again, as the Godot 3 code computed with."""
+        if name not in SELF_PROPERTIES or not self._window_script():
+            return False
+        new = SELF_PROPERTIES[name]
+        parent = node.parent
+        written = self._assignment_of(node) is not None or parent is not None and parent.type == "attribute" and \
+            self._assignment_of(parent.children[-1]) is not None  # `rect_size.x = 4`: a part written
+        self.replace(node, new if written else f"Vector2({new})", "window_self",
+                     {"table": "docs_chunks", "id": f"docs:4:Window.property.{new}",
+                      "title": f"Window.{new} (Godot 4 property)"}, 0.85)
         return True
 
     def _window_script(self) -> bool:
