@@ -323,11 +323,17 @@ def _own_calls(function: ts.Node) -> set[str]:
 def _awaiting_coroutines(ctx: ProjectContext) -> None:
     """A function that uses the value of a coroutine gets `await` there in Godot 4, so it is a coroutine too
     (its own callers must await it): the scripts' coroutines closed over their own and parents' calls."""
-    from gd_assets.core.receivers import PROJECT, Scope  # receivers reads this module's classes
-
     def chains(script: Script) -> list[Script]:
-        scope = Scope(ctx, script.scope)
-        return [found for found, _ in scope._chain(PROJECT + script.scope) if found is not None]
+        line: list[Script] = []
+        while script is not None and script not in line:
+            line.append(script)
+            ext = (script.extends or "").strip()
+            if ext[:1] in "\"'" and ext:
+                base = posixpath.dirname(script.scope.split("::", 1)[0])
+                script = ctx.scripts.get(res_file(script.root, base, ext))
+            else:
+                script = ctx.scripts.get(ctx.class_names.get((script.root, ext), ""))
+        return line
 
     lineage = [chains(script) for script in ctx.scripts.values() if script.own_calls]
     changed = True
