@@ -7,6 +7,7 @@ later frames print values) with header comments naming what the migration must d
     # row: <evidence id on that edit>   (optional)
     # manual: <manual item kind>        (instead of a rule, where the behaviour cannot be kept)
     # frames: N                         (optional, default 10)
+    # autoload: Name=file.gd            (optional: the case's file autoloaded, first, in the shared project)
 
 and, optionally, `case.tscn` (a Godot 3 scene, format=2, its root's script `res://<slug>/case.gd`) and other
 files (a parent script, a TileSet). Without a `case.tscn` the root is a Node2D holding `case.gd`.
@@ -28,7 +29,7 @@ from gd_assets.core.sandbox import Sandbox
 
 CASES = Path(__file__).parent / "fixtures" / "behaviour"
 DEFAULT_FRAMES = 10
-_HEADER = re.compile(r"^#\s*(rule|row|manual|frames|differs):\s*(.*?)\s*$")
+_HEADER = re.compile(r"^#\s*(rule|row|manual|frames|autoload):\s*(.*?)\s*$")
 
 
 @dataclass
@@ -39,6 +40,7 @@ class Case:
     rows: list[str] = field(default_factory=list)
     manual: list[str] = field(default_factory=list)
     frames: int = DEFAULT_FRAMES
+    autoloads: list[str] = field(default_factory=list)  # "Name=file.gd" of the case's folder
 
     @property
     def scene(self) -> str:
@@ -57,6 +59,8 @@ def load_case(folder: Path) -> Case:
         key, value = found.groups()
         if key == "frames":
             case.frames = int(value)
+        elif key == "autoload":
+            case.autoloads.append(value)
         elif key in ("rule", "row", "manual"):
             getattr(case, key + ("s" if key != "manual" else "")).append(value)
     return case
@@ -74,7 +78,10 @@ def _scene(slug: str) -> str:
 def build_project(cases: list[Case], dest: Path) -> Path:
     """One Godot 3 project holding every case in its own folder; no main scene (the scenes phase runs each)."""
     dest.mkdir(parents=True, exist_ok=True)
-    (dest / "project.godot").write_text('config_version=4\n\n[application]\n\nconfig/name="behaviour cases"\n',
+    autoloads = [f'{name}="*res://{c.slug}/{file}"' for c in cases for name, file in
+                 (line.split("=", 1) for line in c.autoloads)]
+    (dest / "project.godot").write_text('config_version=4\n\n[application]\n\nconfig/name="behaviour cases"\n' +
+                                        ("\n[autoload]\n\n" + "\n".join(autoloads) + "\n" if autoloads else ""),
                                         encoding="utf-8")
     for case in cases:
         shutil.copytree(case.folder, dest / case.slug)
@@ -92,7 +99,8 @@ def run_prints(godot: Godot, project: Path, scratch: Path, sandbox: Sandbox, sce
         godot.run(["--path", str(copy), "--import"], scratch / "home", verify.IMPORT_TIMEOUT, sandbox, [copy])
     else:
         game_run.import_godot3(godot, copy, scratch, sandbox)
-    settings = game_run.RunSettings(frames=frames, scene_frames=frames, timeout=240.0)
+    # no seed: each engine starts its random generator as it does on its own (Godot 4 at random)
+    settings = game_run.RunSettings(frames=frames, scene_frames=frames, timeout=240.0, seed=None)
     return game_run.run_game(godot, copy, scratch, sandbox, scenes, settings)
 
 

@@ -214,6 +214,58 @@ def test_no_parent_script_callback_no_rewrite(rules):
         assert "super" not in new and "parent_callback" not in {e.rule for e in edits}
 
 
+# -- the global random generator: Godot 4 randomizes it at start ----------------------------------------
+
+SEED = "seed(-6398989897141750821)"
+NOTE = "# Godot 3 started the global random generator from one fixed seed; Godot 4 randomizes it at start"
+ROLLS = "extends Node2D\n\n\nfunc roll():\n\treturn randi() % 6\n"
+
+
+def test_the_first_autoload_seeds_an_unseeded_project(rules):
+    files = {"project.godot": 'config_version=4\n\n[autoload]\n\nGame="*res://game.gd"\nSave="*res://save.gd"\n',
+             "game.gd": "extends Node\n\nvar score = 0\n", "save.gd": "extends Node\n\n\nfunc _init():\n\tpass\n",
+             "dice.gd": ROLLS}
+    new, edits, _ = migrate(rules, files, "game.gd")
+    assert new == f"extends Node\n\n\n{NOTE}\nfunc _init() -> void: {SEED}\n\nvar score = 0\n"
+    assert [(e.rule, e.evidence["id"]) for e in edits] == [("random_seed", "docs:4:@GlobalScope.method.randomize")]
+    for path in ("save.gd", "dice.gd"):  # only the script that runs first
+        assert "seed(" not in migrate(rules, files, path)[0]
+
+
+def test_an_init_gets_the_seed_first(rules):
+    files = {"project.godot": 'config_version=4\n\n[application]\n\nrun/main_scene="res://main.tscn"\n',
+             "main.tscn": '[gd_scene load_steps=2 format=2]\n\n[ext_resource path="res://main.gd" type="Script" id=1]'
+                          '\n\n[node name="Main" type="Node2D"]\nscript = ExtResource( 1 )\n',
+             "main.gd": "extends Node2D\n\n\nfunc _init():\n\tprint(1)\n", "dice.gd": ROLLS}
+    new, _, _ = migrate(rules, files, "main.gd")
+    assert f"func _init():\n\t{NOTE}\n\t{SEED}\n\tprint(1)\n" in new
+
+
+def test_the_seed_goes_before_the_first_function_below_the_header(rules):
+    """`class_name` after `extends` (or the other way round): Godot 4 refuses a function above either."""
+    files = {"project.godot": 'config_version=4\n\n[autoload]\n\nGame="*res://game.gd"\n', "dice.gd": ROLLS}
+    for header in ("extends Node\nclass_name Game, \"res://icon.png\"\n", "class_name Game\nextends Node\n"):
+        files["game.gd"] = header + "\nvar score = 0\n\n\nfunc _ready():\n\tpass\n\n\nfunc add():\n\tscore += 1\n"
+        new, edits, _ = migrate(rules, files, "game.gd")
+        assert f"var score = 0\n\n\n{NOTE}\nfunc _init() -> void: {SEED}\n\n\nfunc _ready():" in new
+        assert new.count("seed(") == 1
+    files["game.gd"] = "class_name Game\nextends Node\n\nvar score = 0\n"
+    new, _, _ = migrate(rules, files, "game.gd")
+    assert new.startswith(f"class_name Game\nextends Node\n\n\n{NOTE}\nfunc _init() -> void: {SEED}\n")
+
+
+def test_a_project_that_seeds_or_draws_nothing_is_left(rules):
+    autoload = {"project.godot": 'config_version=4\n\n[autoload]\n\nGame="*res://game.gd"\n',
+                "game.gd": "extends Node\n\nvar score = 0\n"}
+    seeded = {**autoload, "dice.gd": ROLLS, "start.gd": "extends Node\n\n\nfunc _ready():\n\trandomize()\n"}
+    rng = {**autoload, "dice.gd": "extends Node\n\nvar rng = RandomNumberGenerator.new()\n\n\nfunc roll():\n"
+                                  "\treturn rng.randi() % 6\n"}
+    godot4 = {**autoload, "project.godot": autoload["project.godot"].replace("=4", "=5"), "dice.gd": ROLLS}
+    for files in (seeded, rng, godot4):
+        new, edits, _ = migrate(rules, files, "game.gd")
+        assert "seed(" not in new and "random_seed" not in {e.rule for e in edits}
+
+
 # -- the rows cited --------------------------------------------------------------------------------------
 
 def test_every_row_the_rules_cite_is_in_the_corpus(rules, corpus_home):

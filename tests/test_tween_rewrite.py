@@ -99,3 +99,15 @@ def test_a_member_tween_added_as_a_child_elsewhere_is_judged_and_its_add_child_g
                                 "\tadd_child(_tween)\n\tmodulate = Color(1, 1, 1, 0)\n")}
     new, _, _ = migrate(rules, files, "a.gd")
     assert "\nvar _tween: Tween\n" in new and "add_child" not in new
+
+
+def test_a_script_extending_tween_is_said_and_its_node_calls_name_the_base_change(rules):
+    """Godot 3's Tween was a Node; Godot 4's derives from RefCounted: `get_parent()` there is Node's, not gone."""
+    files = {**GODOT3, "aura.gd": "extends Tween\n\n\nfunc _ready():\n\tinterpolate_property(get_parent(), \"scale\", "
+                                  "Vector2.ONE, Vector2(2, 2), 0.5)\n\tstart()\n"}
+    _, _, manual = migrate(rules, files, "aura.gd")
+    by_kind = {m.kind: m for m in manual}
+    assert by_kind["tween"].start_line == 1 and "extends Node" in by_kind["tween"].why
+    assert by_kind["base_changed"].what == "Tween.get_parent: Godot 4's Tween is no Node"
+    assert "RefCounted" in by_kind["base_changed"].why
+    assert not any(m.what.startswith("Node.get_parent") for m in manual)

@@ -24,7 +24,8 @@ DEFAULT_REQUEST = (
 MAX_SHAPE = 80
 # cue sources the judge reads and the retriever does not
 JUDGE_ONLY = ("name", "property", "named_member", "project_context", "declared_member", "native_override",
-              "native_class_shadow", "analysis_limit", "coroutine_call", "signal_clash", "parent_callback")
+              "native_class_shadow", "analysis_limit", "coroutine_call", "signal_clash", "parent_callback",
+              "random_seed")
 
 
 @dataclass(frozen=True)
@@ -250,6 +251,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         cues.add("\\/ escape", "syntax")  # Godot 3 read `\/` as `/`; Godot 4 rejects the escape
     if kind == "string" and re.match(r"""^["'][^"'\n]*\.shader["']$""", _text(node)):
         cues.add(".shader", "resource_path")  # a path to a shader file by its Godot 3 extension
+    if seed_anchor(node, cues.scope):
+        cues.add("seed", "random_seed", cues.scope.self_type())
     if kind == "extends_statement":
         for child in node.named_children:
             target = _text(child).strip()
@@ -390,6 +393,24 @@ def parent_callback(scope: Scope | None, name: str) -> str | None:
         return None
     owner = scope.owner(scope.resolve(script.extends), name)
     return owner if owner.startswith(PROJECT) and owner != ANY_PROJECT else None
+
+
+_ANCHORS = {"constructor_definition": "_init", "extends_statement": "extends", "class_name_statement": "class_name"}
+
+
+def seed_anchor(node: ts.Node, scope: Scope | None) -> bool:
+    """Whether `node` is where the global random generator gets Godot 3's seed, in a project that never seeds
+    it (project_context._random_seed_hosts): Godot 3 started it from one fixed seed, Godot 4 at random. The
+    host script's `_init`, else its first function, else its last header statement."""
+    if scope is None or "::" in scope.scope or node.parent is None or node.parent.type != "source":
+        return False
+    host, anchor = scope.context.random_seed_hosts.get(scope.root, ("", ""))
+    if host != scope.path or node.type not in (*_ANCHORS, "function_definition"):
+        return False
+    if node.type == "function_definition":
+        name = node.child_by_field_name("name")
+        return name is not None and anchor == f"func:{_text(name)}"
+    return anchor == _ANCHORS[node.type]
 
 
 def _parent_callback_cue(name: str, cues: _Cues) -> None:

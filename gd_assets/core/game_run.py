@@ -34,7 +34,9 @@ MARK = "@@gd-run"
 FRAMES = 600
 SCENE_FRAMES = 30
 FPS = 60
-SEED = 1
+# Godot 3's global random generator started from RandomPCG's default seed (12047754176567800795, as GDScript's
+# signed int); Godot 4 randomizes it at start: both runs seeded so, an unseeded game draws what it drew in Godot 3
+SEED = -6398989897141750821
 RUN_TIMEOUT = 300.0
 IMPORT3_TIMEOUT = 600.0
 IMPORT3_QUIET = 5.0  # seconds without a change to `.import/` after which Godot 3's import is taken as done
@@ -90,7 +92,7 @@ class GameRun:
     sandbox: str
     frames: int
     fps: int
-    seed: int
+    seed: int | None
     main_scene: str
     main: Phase
     scenes: Phase
@@ -249,7 +251,7 @@ class RunSettings:
     frames: int = FRAMES
     scene_frames: int = SCENE_FRAMES
     fps: int = FPS
-    seed: int = SEED
+    seed: int | None = SEED  # None: each engine starts its generator as it does on its own
     timeout: float = RUN_TIMEOUT
 
 
@@ -265,7 +267,8 @@ def _phase(godot: Godot, copy: Path, scratch: Path, sandbox: Sandbox, settings: 
     remaining = list(scenes)
     while True:
         requests.write_text("\n".join([f"mode\t{mode}", f"frames\t{settings.frames}",
-                                       f"scene_frames\t{settings.scene_frames}", f"seed\t{settings.seed}",
+                                       f"scene_frames\t{settings.scene_frames}",
+                                       *([f"seed\t{settings.seed}"] if settings.seed is not None else []),
                                        *(f"scene\tres://{s}" for s in remaining)]) + "\n", encoding="utf-8")
         status, text = godot.run(["--path", str(copy), "--fixed-fps", str(settings.fps)], home,
                                  settings.timeout, sandbox, [copy], {"GD_RUN_REQUESTS": str(requests)}, merge=True)

@@ -74,6 +74,12 @@ class ProjectContext:
     shader_textures: dict[tuple[str, str], str] = field(default_factory=dict)  # (shader, texture) -> function
     class_names: dict[tuple[str, str], str] = field(default_factory=dict)  # (root, class_name) -> scope
     names: dict[str, set[str]] = field(default_factory=dict)               # root -> every name the project defines
+    # Godot 3 projects that use the global random generator and never seed it (their numbers were the same at
+    # every run; Godot 4 randomizes at start): root -> the script that runs first (first autoload, else the
+    # main scene's root), where the rewrite seeds it as Godot 3 started: root -> (script, anchor), the anchor
+    # `_init`, else the script's first function (`func:name`: the seed goes before it), else its last header
+    # statement (`extends` or `class_name`: after it)
+    random_seed_hosts: dict[str, tuple[str, str]] = field(default_factory=dict)
     _roots: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # path -> root_of(path)
 
     # -- lookups ---------------------------------------------------------------------------------
@@ -133,6 +139,8 @@ class ProjectContext:
             out.append(_row(root, "addons_warned", "exclude_addons", None, None))
         for (shader, texture), function in self.shader_textures.items():
             out.append(_row(shader, "shader_texture", texture, None, function))
+        for root, (host, anchor) in self.random_seed_hosts.items():
+            out.append(_row(host, "random_seed", root, None, anchor))
         for script in self.scripts.values():
             out.append(_row(script.scope, "script", script.root, None, None))
             if script.class_name:
@@ -178,6 +186,8 @@ class ProjectContext:
                 ctx.addons_warned.add(row["scope"])
             elif row["kind"] == "shader_texture":
                 ctx.shader_textures[(row["scope"], row["name"])] = row["detail"]
+            elif row["kind"] == "random_seed":
+                ctx.random_seed_hosts[row["name"]] = (row["scope"], row["detail"])
             elif row["kind"] == "script":
                 ctx.scripts[row["scope"]] = Script(row["scope"], row["name"])
         for row in rows:
@@ -254,10 +264,13 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
     """The context of a project from its included files (`path`, `kind`, `text`)."""
     files = [f for f in files if f.get("text") is not None]
     ctx = ProjectContext()
+    main_scenes: dict[str, str] = {}
     for f in files:
         if posixpath.basename(f["path"]) == "project.godot":
             root = posixpath.dirname(f["path"])
-            version, autoloads, renderer = _read_project_godot(f["text"])
+            version, autoloads, renderer, main_scene = _read_project_godot(f["text"])
+            if main_scene:
+                main_scenes[root] = res_file(root, "", main_scene)
             ctx.config_versions[root] = version or ""
             if renderer:
                 ctx.renderers[root] = renderer
@@ -302,6 +315,7 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
             ctx.autoloads[key] = _scene_root(scenes, target)[1] or target
     ctx._index()
     _awaiting_coroutines(ctx)
+    _random_seed_hosts(ctx, files, main_scenes)
     return ctx
 
 
@@ -396,8 +410,49 @@ _SECTION = re.compile(r"^\[([^\]]+)\]\s*$")
 _KEY = re.compile(r"^([A-Za-z_][\w/.\-]*)\s*=\s*(.*)$")
 
 
-def _read_project_godot(text: str) -> tuple[str | None, dict[str, str], str | None]:
-    version, autoloads, section, renderer = None, {}, "", None
+_GLOBAL_RANDOM = re.compile(r"(?<![\w.])(randi|randf|rand_range|randf_range|randi_range)\s*\(|\.shuffle\(\s*\)")
+_SEEDS = re.compile(r"(?<![\w.])(randomize|seed)\s*\(")
+_TOP_FUNC = re.compile(r"^(?:static\s+|remote\s+|remotesync\s+|master\s+|puppet\s+|puppetsync\s+|mastersync\s+|"
+                       r"sync\s+|slave\s+)*func\s+(\w+)", re.M)
+_HEADER_LINE = re.compile(r"^(extends|class_name)\b", re.M)
+
+
+def _random_seed_hosts(ctx: ProjectContext, files: list[Mapping], main_scenes: dict[str, str]) -> None:
+    """Godot 3 projects whose scripts draw from the global random generator and never call `randomize()` or
+    `seed()`: Godot 3 started that generator from one fixed seed, Godot 4 randomizes it at start. The
+    script that runs first (the first autoload with a script, else the main scene's root script) hosts the seed."""
+    uses: set[str] = set()
+    seeded: set[str] = set()
+    texts = {f["path"]: f["text"] for f in files if f["kind"] == "gdscript"}
+    for f in files:
+        if f["kind"] == "gdscript":
+            code = "\n".join(line.split("#", 1)[0] for line in f["text"].split("\n"))
+            root = ctx.root_of(f["path"])
+            if _SEEDS.search(code):
+                seeded.add(root)
+            elif _GLOBAL_RANDOM.search(code):
+                uses.add(root)
+    for root in sorted(uses - seeded):
+        if ctx.config_versions.get(root) not in ("3", "4"):
+            continue
+        candidates = [target for (r, _name), target in ctx.autoloads.items() if r == root]
+        if root in main_scenes:
+            candidates.append(ctx.scene_roots.get(main_scenes[root], (None, None))[1] or "")
+        host = next((c for c in candidates if c.endswith(".gd") and c in ctx.scripts and c in texts), None)
+        if host is None:
+            continue
+        functions = _TOP_FUNC.findall(texts[host])
+        headers = _HEADER_LINE.findall(texts[host])
+        if "_init" in functions:
+            ctx.random_seed_hosts[root] = (host, "_init")
+        elif functions:
+            ctx.random_seed_hosts[root] = (host, f"func:{functions[0]}")
+        elif headers:
+            ctx.random_seed_hosts[root] = (host, headers[-1])
+
+
+def _read_project_godot(text: str) -> tuple[str | None, dict[str, str], str | None, str | None]:
+    version, autoloads, section, renderer, main_scene = None, {}, "", None, None
     for line in text.split("\n"):
         head = _SECTION.match(line.strip())
         if head:
@@ -413,7 +468,9 @@ def _read_project_godot(text: str) -> tuple[str | None, dict[str, str], str | No
             autoloads[key] = value.strip().strip('"').lstrip("*")
         elif section == "rendering" and key == "quality/driver/driver_name":
             renderer = value.strip().strip('"')
-    return version, autoloads, renderer
+        elif section == "application" and key == "run/main_scene":
+            main_scene = value.strip().strip('"')
+    return version, autoloads, renderer, main_scene
 
 
 def _text(node: ts.Node) -> str:

@@ -35,16 +35,17 @@ func _init():
 	if file.open(OS.get_environment("GD_RUN_REQUESTS"), File.READ) == OK:
 		text = file.get_as_text()
 		file.close()
-	var seed_value = 1
+	var seed_value = ""
 	for line in text.split("\n", false):
 		var parts = line.split("\t")
 		match parts[0]:
 			"mode": _mode = parts[1]
 			"frames": _frames = int(parts[1])
 			"scene_frames": _scene_frames = int(parts[1])
-			"seed": seed_value = int(parts[1])
+			"seed": seed_value = parts[1]
 			"scene": _scenes.append(parts[1])
-	seed(seed_value)
+	if seed_value != "":  # no seed asked: the engine's own start
+		seed(int(seed_value))
 	_say(["BEGIN", _mode])
 
 

@@ -31,16 +31,17 @@ func _init() -> void:
 	process_mode = Node.PROCESS_MODE_ALWAYS
 	process_priority = -1000000
 	var text := FileAccess.get_file_as_string(OS.get_environment("GD_RUN_REQUESTS"))
-	var seed_value := 1
+	var seed_value: String = ""
 	for line in text.split("\n", false):
 		var parts := line.split("\t")
 		match parts[0]:
 			"mode": _mode = parts[1]
 			"frames": _frames = int(parts[1])
 			"scene_frames": _scene_frames = int(parts[1])
-			"seed": seed_value = int(parts[1])
+			"seed": seed_value = parts[1]
 			"scene": _scenes.append(parts[1])
-	seed(seed_value)  # Godot 4 draws a random seed at start; Godot 3 starts from a fixed one: the same here
+	if seed_value != "":  # no seed asked: the engine's own start
+		seed(int(seed_value))
 	_say(["BEGIN", _mode])
 
 

@@ -218,6 +218,10 @@ class EvidenceJudge:
         if source == "coroutine_call":
             return [Marker("3", text, f"`{text}()` is a project coroutine (it yields) whose value is used: Godot 4 "
                                       "needs `await` there (a parse error without)", 0.85)]
+        if source == "random_seed":  # the script that runs first in a project that never seeds its numbers
+            return [Marker("3", text, "the game draws random numbers and never calls randomize(): Godot 3 gave it "
+                                      "the same numbers at every run, Godot 4 randomizes them at start (the "
+                                      "script that runs first seeds them as Godot 3 did)", 0.8)] if godot3 else []
         if source == "parent_callback":  # the parent script's `_ready` too: Godot 4 calls only this one
             return [Marker("3", text, f"`{text}()` overrides the parent script's: Godot 3 called both, Godot 4 only "
                                       "this one unless it calls super()", 0.85)] if godot3 else []
@@ -245,6 +249,9 @@ class EvidenceJudge:
         if source == "extends" and text == "Viewport" and godot3:
             return [Marker("3", text, "`extends Viewport` in a Godot 3 project: the script goes with its scene's "
                                       "Viewport node, a SubViewport in Godot 4 (whose `size` the script sets)", 0.8)]
+        if source == "extends" and text == "Tween" and godot3:
+            return [Marker("3", text, "`extends Tween` in a Godot 3 project: Godot 3's Tween was a node; Godot 4's is "
+                                      "made by `create_tween()`, no node (a script cannot run on it)", 0.85)]
         if source in ("extends", "type", "identifier") and text[:1].isupper():
             return self._name_markers(text, source)
         if source == "node_path":

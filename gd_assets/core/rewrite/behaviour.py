@@ -11,7 +11,7 @@ import re
 
 import tree_sitter as ts
 
-from gd_assets.core.cues import PARENT_AFTER_CALLBACKS, PARENT_FIRST_CALLBACKS, parent_callback
+from gd_assets.core.cues import PARENT_AFTER_CALLBACKS, PARENT_FIRST_CALLBACKS, parent_callback, seed_anchor
 from gd_assets.core.receivers import UNKNOWN
 from gd_assets.core.rewrite.tree import args_of, text_of
 from gd_assets.core.slicing import descendants
@@ -32,6 +32,10 @@ _GROUP_CALLS = {"call_group": "call_group_flags", "set_group": "set_group_flags"
 _GROUP_FLAGS3 = {"GROUP_CALL_DEFAULT": 0, "GROUP_CALL_REVERSE": 1, "GROUP_CALL_REALTIME": 2, "GROUP_CALL_UNIQUE": 4}
 _GROUP_FLAGS4 = (("GROUP_CALL_REVERSE", 1), ("GROUP_CALL_DEFERRED", 2), ("GROUP_CALL_UNIQUE", 4))
 _KINEMATIC = ("KinematicBody2D", "KinematicBody")
+# Godot 3's global random generator started from RandomPCG's default seed 12047754176567800795 (as GDScript's
+# signed int): seeding Godot 4's with it gives the same randi(), randf(), rand_range() and shuffle()
+GODOT3_RANDOM_SEED = -6398989897141750821
+_SEED_NOTE = "# Godot 3 started the global random generator from one fixed seed; Godot 4 randomizes it at start"
 
 
 def _int_literal(node: ts.Node) -> int | None:
@@ -288,9 +292,12 @@ class BehaviourRules:
         if name is not None and self.scope is not None and self._godot3_code():
             self._chained_callback(node, text_of(name))
         super().on_function_definition(node)
+        self._seed_around(node)  # after the rules that rewrite the whole definition (an insertion before it stays)
 
     def on_constructor_definition(self, node: ts.Node) -> None:
         """`func _init():` without `.(args)`: Godot 3 ran the parent script's `_init()` first; Godot 4 does not."""
+        if seed_anchor(node, self.scope) and self._godot3_code():
+            self._seed_in_init(node)
         passes = node.child_by_field_name("arguments") is not None or any(c.type == "arguments" for c in node.children)
         if not passes and self.scope is not None and self._godot3_code():
             self._chained_callback(node, "_init")
@@ -334,6 +341,51 @@ class BehaviourRules:
         last = statements[-1]
         self.edit(last.end_point, last.end_point, f"; {call}" if same_line else f"\n{indent}{call}",
                   "parent_callback", cite, 0.85)
+
+    # -- the global random generator: Godot 4 randomizes it at start ------------------------------------
+
+    def _seed_cite(self) -> dict:
+        return self._doc_cite("4", "@GlobalScope", "randomize") or self._doc_cite("3", "@GDScript", "randomize") \
+            or self._upgrade_cite()
+
+    def _seed_in_init(self, node: ts.Node) -> None:
+        """`seed(<Godot 3's start>)` first in the `_init()` of the script that runs first."""
+        body = node.child_by_field_name("body")
+        statements = [c for c in body.named_children if c.type != "comment"] if body is not None else []
+        indent = self.indent_of(statements[0]) if statements else None
+        if not statements or indent is None or statements[0].start_point[0] == node.start_point[0]:
+            self.manual_item(node, "random_seed", "the game's random numbers: Godot 4 randomizes them at start",
+                             f"Godot 3 gave this project the same numbers at every run (it never calls randomize()): "
+                             f"call seed({GODOT3_RANDOM_SEED}) first here to keep them", self._seed_cite())
+            return
+        self.edit(statements[0].start_point, statements[0].start_point,
+                  f"{_SEED_NOTE}\n{indent}seed({GODOT3_RANDOM_SEED})\n{indent}", "random_seed", self._seed_cite(), 0.85)
+
+    def _seed_around(self, node: ts.Node) -> None:
+        """The script that runs first, without an `_init()`, gets one that seeds the generator as Godot 3 did,
+        on one line (no indentation to match): before its first function, else after its last header line."""
+        if not seed_anchor(node, self.scope) or not self._godot3_code():
+            return
+        init = f"{_SEED_NOTE}\nfunc _init() -> void: seed({GODOT3_RANDOM_SEED})"
+        if node.type == "function_definition":
+            self.edit(node.start_point, node.start_point, f"{init}\n\n\n", "random_seed", self._seed_cite(), 0.85)
+        else:
+            self.edit(node.end_point, node.end_point, f"\n\n\n{init}", "random_seed", self._seed_cite(), 0.85)
+
+    def on_extends_statement(self, node: ts.Node) -> None:
+        self._seed_around(node)
+        target = node.named_children[0] if node.named_children else None
+        if target is not None and text_of(target) == "Tween" and self._godot3_code():
+            self.manual_item(node, "tween", "`extends Tween`: Godot 4's Tween is no node",
+                             "Godot 4 makes a Tween per animation with create_tween() (a RefCounted, never in the "
+                             "tree): this script becomes a Node's (`extends Node`, its Tween node a Node) whose "
+                             "interpolations are tweeners of a tween it makes (tween_property() with the same "
+                             "duration, transition, ease and delay), its start() gone",
+                             {"table": "docs_chunks", "id": "docs:4:Tween.class", "title": "Tween (Godot 4 class)"})
+
+    def on_class_name_statement(self, node: ts.Node) -> None:
+        super().on_class_name_statement(node)
+        self._seed_around(node)
 
     def _calls_parent(self, body: ts.Node, name: str) -> bool:
         """Whether the body calls the parent's method already: Godot 3's `.name()`, Godot 4's `super`."""

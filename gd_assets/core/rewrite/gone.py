@@ -34,6 +34,11 @@ class GoneRules:
             return
         if kind == "property" and self._accessor(node, name, receiver, owner3):
             return
+        base4 = surface.class4(owner3)
+        if owner3 != receiver and base4 is not None and surface.kept(base4, name, kind):
+            # `Tween.get_parent()`: Node's method is Godot 4's too, but Godot 4's Tween is no Node
+            self.note_gone(node, "base_changed", f"{receiver}:{owner3}", name)
+            return
         self.note_gone(node, kind, owner3, name)
 
     def note_gone(self, node: ts.Node, kind: str, cls: str, name: str, inside_edit: bool = False) -> None:
@@ -48,8 +53,22 @@ class GoneRules:
             if not inside_edit and any(p.start < b and a < p.end or p.start == p.end and a <= p.start <= b
                                        for p in self.pending):
                 continue
+            if kind == "base_changed":
+                receiver, owner3 = cls.split(":", 1)
+                parent4 = self.rules.surface.parents.get(("4", self.rules.surface.class4(receiver) or receiver))
+                self.manual_item(node, "base_changed", f"{receiver}.{name}: Godot 4's {receiver} is no {owner3}",
+                                 f"{owner3}.{name} is still Godot 4's, but {receiver} derives from {parent4 or 'Object'} "
+                                 f"there: this value (or script) needs a {owner3} of its own",
+                                 self.rules.cite(f"map:diff:class:{receiver}"), self._class_doc(receiver))
+                continue
             answer = self.rules.gone_answer(kind, cls, name)
             self.manual_item(node, answer.kind, answer.what, answer.why, *answer.cites)
+
+    def _class_doc(self, cls: str) -> dict | None:
+        """The Godot 4 class reference page of `cls` (what it derives from)."""
+        if not self.rules.surface.has_class("4", cls):
+            return None
+        return {"table": "docs_chunks", "id": f"docs:4:{cls}.class", "title": f"{cls} (Godot 4 class)"}
 
     def call_get_simple_path(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         """`nav.get_simple_path(a, b)` of a Navigation2D / Navigation node, which Godot 4 removed: the path
