@@ -651,3 +651,27 @@ def test_a_default_value_and_a_loops_list_are_read_like_any_name(rules):
     script = "extends Node\n\nfunc click(item := self, button = BUTTON_LEFT):\n\tfor b in [BUTTON_RIGHT]:\n\t\tprint(b)\n"
     new, _, _, _ = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
     assert "func click(item := self, button = MOUSE_BUTTON_LEFT):" in new and "[MOUSE_BUTTON_RIGHT]" in new
+
+
+def test_constants_a_popup_inherited_from_control_are_read_on_control(rules):
+    """Godot 3's PopupPanel was a Control (its constants bare in its script); Godot 4's is a Window."""
+    script = ("extends PopupPanel\n\n\nfunc f(icon):\n\ticon.focus_mode = FOCUS_ALL\n"
+              "\ticon.set_default_cursor_shape(CURSOR_POINTING_HAND if icon.visible else CURSOR_ARROW)\n")
+    new, edits, _, judged = migrate(rules, {**GODOT3, "p.gd": script}, "p.gd")
+    assert judged["f"].migration_needed and "Control's constant" in judged["f"].rationale
+    assert "icon.focus_mode = Control.FOCUS_ALL\n" in new
+    assert "(Control.CURSOR_POINTING_HAND if icon.visible else Control.CURSOR_ARROW)" in new
+    godot4 = {"project.godot": "config_version=5\n", "p.gd": script}
+    assert not migrate(rules, godot4, "p.gd")[3]["f"].migration_needed
+
+
+def test_index_removal_and_turned_over_area_tests_on_any_receiver(rules):
+    """`a.remove(i)` of an index is Array's (Godot 4's only `remove` is DirAccess's, of a path); `has_no_area`
+    became `has_area`, the test turned over."""
+    script = ("extends Node\n\n\nfunc f(room, indices, d):\n\tindices.remove(indices.size() - 1)\n\td.remove(\"x\")\n"
+              "\tif room.limits[0].has_no_area() or room.box.has_no_surface():\n\t\tpass\n")
+    new, edits, _, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert "indices.remove_at(indices.size() - 1)\n\td.remove(\"x\")\n" in new
+    assert "if !room.limits[0].has_area() or !room.box.has_surface():" in new
+    assert {e.evidence["id"] for e in edits if e.rule == "inverted_test"} == {"docs:4:Rect2.method.has_area",
+                                                                              "docs:4:AABB.method.has_surface"}

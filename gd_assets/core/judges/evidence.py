@@ -249,6 +249,10 @@ class EvidenceJudge:
         if source == "extends" and text == "Viewport" and godot3:
             return [Marker("3", text, "`extends Viewport` in a Godot 3 project: the script goes with its scene's "
                                       "Viewport node, a SubViewport in Godot 4 (whose `size` the script sets)", 0.8)]
+        if source == "identifier" and engine is not None and godot3 and text.isupper():
+            found = self._inherited_constant_markers(engine, text)
+            if found:
+                return found
         if source == "extends" and text == "Tween" and godot3:
             return [Marker("3", text, "`extends Tween` in a Godot 3 project: Godot 3's Tween was a node; Godot 4's is "
                                       "made by `create_tween()`, no node (a script cannot run on it)", 0.85)]
@@ -311,6 +315,19 @@ class EvidenceJudge:
         gone = godot3 and receiver == "?" and source == "call" and text.startswith(".")
         return [m if self._distinctive(member) or (gone and m.side == "3")
                 else Marker(m.side, m.name, m.reason + " (receiver unknown)", HINT) for m in found]
+
+    def _inherited_constant_markers(self, cls: str, name: str) -> list[Marker]:
+        """`FOCUS_ALL` in a PopupPanel script: Godot 3's class had Control's constants, Godot 4's (a Window)
+        does not; the rewrite reads it on the class that still documents it (`Control.FOCUS_ALL`)."""
+        s = self.surface
+        owner3 = s.owner_of("3", cls, name, ("constant", "enum"))
+        cls4, holder = s.class4(cls), s.class4(owner3) if owner3 else None
+        if owner3 is None or cls4 is None or holder is None or s.owner_of("4", cls4, name, ("constant", "enum")):
+            return []
+        if s.owner_of("4", holder, name, ("constant", "enum")) != holder:
+            return []
+        return [Marker("3", name, f"`{name}` is {owner3}'s constant, which Godot 3's {cls} inherited; Godot 4's "
+                                  f"{cls4} is no {holder} (`{holder}.{name}` there)", 0.85)]
 
     def _static_markers(self, cls: str, member: str) -> list[Marker]:
         """`image.create(w, h, …)`: a method Godot 4 made static, called on an instance (Godot 4 code

@@ -7,7 +7,7 @@ import re
 import tree_sitter as ts
 
 from gd_assets.core.receivers import OTHER, PROJECT, UNKNOWN, is_engine
-from gd_assets.core.rewrite.tree import IDENT, args_of, string_value, text_of
+from gd_assets.core.rewrite.tree import IDENT, args_of, receiver_start, string_value, text_of
 from gd_assets.core.slicing import descendants
 
 MOVE_ARGS = ("velocity", "up_direction", "floor_stop_on_slope", "max_slides", "floor_max_angle")
@@ -366,8 +366,9 @@ class CallRules:
 
     def call_has_no_area(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         """`rect.has_no_area()` -> `not rect.has_area()` (Godot 4 kept only the positive test)."""
-        if chain is None or owner not in ("Rect2", "Rect2i") or call is not chain.children[-1] or args_of(call):
-            return False
+        if chain is None or owner not in ("Rect2", "Rect2i") or call is not chain.children[-1] or args_of(call) or \
+                chain.children[0].type in ("binary_operator", "unary_operator"):
+            return self._inverted_test(call, chain, owner)
         base = f"{self.render_until(chain, call)}.has_area()"
         cite = self.rules.cite("has_area")
         parent = chain.parent
@@ -473,6 +474,31 @@ class CallRules:
             "table": "docs_chunks", "id": "docs:4:PackedByteArray.method.slice", "title": "PackedByteArray.slice (Godot 4 method)"},
             0.9)
         return True
+
+    def call_remove(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`a.remove(i)` of an index, on a receiver nothing resolves -> `a.remove_at(i)`: Godot 3's arrays removed
+        by position with `remove`; Godot 4's `remove` is only DirAccess's, of a path (never an int)."""
+        args = args_of(call)
+        if owner != UNKNOWN or chain is None or len(args) != 1 or not self._visibly_int(args[0]):
+            return False
+        self.replace(call.children[0], "remove_at", "member_rename", {
+            "table": "docs_chunks", "id": "docs:4:Array.method.remove_at", "title": "Array.remove_at (Godot 4 method)"}, 0.8)
+        return True
+
+    def _inverted_test(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`r.has_no_area()` -> `!r.has_area()` on an AABB or a receiver nothing resolves (`has_no_surface` of an
+        AABB likewise): Godot 4 turned the test over, and no Godot 4 class has the Godot 3 name."""
+        if owner not in ("Rect2", "AABB", UNKNOWN) or chain is None or args_of(call):
+            return False
+        name = text_of(call.children[0])
+        new = {"has_no_area": "has_area", "has_no_surface": "has_surface"}[name]
+        cls = owner if owner != UNKNOWN else ("AABB" if name == "has_no_surface" else "Rect2")
+        cite = {"table": "docs_chunks", "id": f"docs:4:{cls}.method.{new}", "title": f"{cls}.{new} (Godot 4 method)"}
+        self.edit(receiver_start(chain), receiver_start(chain), "!", "inverted_test", cite, 0.9)
+        self.replace(call.children[0], new, "inverted_test", cite, 0.9)
+        return True
+
+    call_has_no_surface = _inverted_test
 
     def call_get_focus_owner(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         prefix = self._receiver_prefix(call, chain)

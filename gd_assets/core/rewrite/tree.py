@@ -223,6 +223,15 @@ class TreeEditor:
                 handler(node)
 
 
+def receiver_start(chain: ts.Node) -> tuple[int, int]:
+    """Where a call chain's receiver really starts: tree-sitter-gdscript reads `a or b.c.f()` as
+    `(a or b.c).f()` and `not b.c.f()` as `(not b.c).f()`, so the receiver is the operator's last operand."""
+    first = chain.children[0]
+    while first.type in ("binary_operator", "unary_operator") and first.children:
+        first = first.children[-1]
+    return first.start_point
+
+
 def parse_errors(text: str) -> int:
     def count(node: ts.Node) -> int:
         return (node.type == "ERROR" or node.is_missing) + sum(count(c) for c in node.children)
