@@ -675,3 +675,24 @@ def test_index_removal_and_turned_over_area_tests_on_any_receiver(rules):
     assert "if !room.limits[0].has_area() or !room.box.has_surface():" in new
     assert {e.evidence["id"] for e in edits if e.rule == "inverted_test"} == {"docs:4:Rect2.method.has_area",
                                                                               "docs:4:AABB.method.has_surface"}
+
+
+def test_a_transform_read_inside_an_operator_keeps_its_operand(rules):
+    """tree-sitter reads `a * t.basis.xform(v)` as `(a * t.basis).xform(v)`: the product is the basis's alone."""
+    script = ("extends Spatial\n\n\nfunc f(amount):\n\temit_signal(\"move\", amount*global_transform.basis.xform(Vector3(1, 0, 0)))\n"
+              "\tvar q = not global_transform.basis.xform(Vector3.UP).is_normalized()\n\tprint(OS.get_ticks_msec())\n")
+    new, _, _, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert "amount*(global_transform.basis * Vector3(1, 0, 0))" in new
+    assert "var q = not (global_transform.basis * Vector3.UP).is_normalized()" in new
+
+
+def test_a_renamed_propertys_accessors_called_by_name_take_godot_4s(rules):
+    """Godot 3's setters and getters are methods too: `Engine.set_target_fps` is Godot 4's `set_max_fps`; one
+    whose value changes with the name (`set_readonly(x)` is `set_editable(not x)`) is not renamed."""
+    script = ("extends Node\n\n\nfunc f(label: Label, text: TextEdit):\n\tEngine.set_target_fps(30)\n"
+              "\tprint(Engine.get_target_fps(), label.get_align())\n\ttext.set_readonly(true)\n")
+    new, edits, _, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert "\tEngine.set_max_fps(30)\n\tprint(Engine.get_max_fps(), label.get_horizontal_alignment())\n" in new
+    assert "text.set_editable(true)" not in new
+    cited = {e.new: e.evidence["id"] for e in edits if e.rule == "method_rename"}
+    assert cited["set_max_fps"] == "docs:4:Engine.property.max_fps"

@@ -48,6 +48,7 @@ class Surface:
     curated_renames: dict[tuple[str, str], str] = field(default_factory=dict)
     # (version, class, property) -> (setter, getter) as the reference documents them
     accessors: dict[tuple[str, str, str], tuple[str, str]] = field(default_factory=dict)
+    _accessor_index: dict[tuple[str, str, str], tuple[str, str, int]] = field(default_factory=dict, repr=False)
 
     def ancestors(self, version: str, cls: str) -> list[str]:
         """`cls` and the classes it inherits from, nearest first."""
@@ -144,6 +145,17 @@ class Surface:
             return None
         cls4 = self.class4(cls) or self.class4(owner)
         return owner if cls4 is not None and not self.kept(cls4, name, kind) else None
+
+    def accessor_of(self, cls: str, name: str) -> tuple[str, str, int] | None:
+        """(owner, property, 0 setter / 1 getter) when `name` is an accessor of a Godot 3 property of `cls` or
+        an ancestor (`set_target_fps` of `Engine.target_fps`)."""
+        if not self._accessor_index:
+            for (ver, owner, prop), pair in self.accessors.items():
+                for place, accessor in enumerate(pair):
+                    if accessor:
+                        self._accessor_index.setdefault((ver, owner, accessor), (owner, prop, place))
+        return next((self._accessor_index[("3", c, name)] for c in self.ancestors("3", cls)
+                     if ("3", c, name) in self._accessor_index), None)
 
     def property_by_accessor(self, cls4: str, getter: str) -> str | None:
         """The one Godot 4 property of `cls4` (or an ancestor) whose getter is `getter` (None when several

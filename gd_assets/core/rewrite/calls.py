@@ -176,8 +176,14 @@ class CallRules:
         if args[0].type not in ("identifier", "attribute", "call", "get_node"):
             value = f"({value})"
         inverse = name == "xform_inv"
+        start = receiver_start(chain)
+        if start != chain.start_point:  # `a * t.b.xform(v)`, which tree-sitter reads as `(a * t.b).xform(v)`
+            base = self.render_span(start, self.dot_before(chain, call))
         new = f"{value} * {base}" if inverse else f"{base} * {value}"
         cite = self.rules.cite("xform_inv" if inverse else "xform")
+        if start != chain.start_point:
+            self.edit(start, call.end_point, f"({new})", "xform_operator", cite, 0.85)
+            return True
         if chain.children[-1].id != call.id:  # `t.xform(v).x`: the product, read on
             self.edit(chain.start_point, call.end_point, f"({new})", "xform_operator", cite, 0.85)
             return True

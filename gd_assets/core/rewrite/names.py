@@ -195,6 +195,8 @@ class NameRules:
         if row is not None:
             self.replace(node, row.new, "method_rename" if receiver else "global_rename", row.cite(),
                          0.95 if receiver or not row.classes else 0.75)
+        elif receiver and self._accessor_call(node, name, receiver):
+            return
         elif receiver and self.rules.surface.gone(receiver, name, "method"):
             self.gone_member(node, "method", name, receiver)
         elif self.rules.surface.is_global_function("3", name) and not self.rules.surface.is_global_function("4", name):
@@ -295,13 +297,20 @@ class NameRules:
             0.85)
         return True
 
+    def _accessor_call(self, node: ts.Node, name: str, receiver: str) -> bool:
+        """`Engine.set_target_fps(30)` -> `Engine.set_max_fps(30)`: the accessor of the renamed property."""
+        found = self.rules.accessor_rename(receiver, name)
+        if found is not None:
+            self.replace(node, found[0], "method_rename", found[1], 0.9)
+        return found is not None
+
     def _member(self, node: ts.Node, kind: str, name: str, owner: str) -> None:
         receiver = self.engine_receiver(owner)
         if receiver is False:
             return
         row = self.rules.member_rename(kind, name, receiver or None)
         if row is None:
-            if receiver:
+            if receiver and not (kind == "method" and self._accessor_call(node, name, receiver)):
                 self.gone_member(node, kind, name, receiver)
             return
         self.replace(node, row.new, "member_rename", row.cite(), 0.95 if receiver else 0.7)

@@ -331,6 +331,26 @@ class RewriteRules:
     def in4(self, cls: str) -> str:
         return self.class_names4.get(cls, cls)
 
+    def accessor_rename(self, receiver: str, name: str) -> tuple[str, dict] | None:
+        """`Engine.set_target_fps` (a Godot 3 property's setter, gone from Godot 4) -> (`set_max_fps`, the Godot 4
+        property's row): the accessor in the same place of the property the Godot 3 one was renamed to."""
+        found = self.surface.accessor_of(receiver, name)
+        cls4 = self.in4(receiver)
+        if found is None or self.surface.owner_of("4", cls4, name) is not None:
+            return None
+        owner3, prop, place = found
+        if any(self.surface.scene_properties.get((c, prop), ("", ""))[1] not in ("", "stored")
+               for c in self.surface.ancestors("3", owner3)):
+            return None  # `set_readonly(x)` is `set_editable(not x)`: the value changes too (left to the answers)
+        row = self.member_rename("property", prop, receiver)
+        new = row.new if row is not None else prop
+        owner4 = self.surface.owner_of("4", cls4, new, ("property",))
+        accessor = self.surface.accessors.get(("4", owner4, new), ("", ""))[place] if owner4 else ""
+        if not accessor or accessor == name:
+            return None
+        return accessor, {"table": "docs_chunks", "id": f"docs:4:{owner4}.property.{new}",
+                          "title": f"{owner4}.{new} (Godot 4 property; Godot 3's {owner3}.{prop})"}
+
     def member_rename(self, kind: str, name: str, receiver: str | None) -> Rename | None:
         """The rename of member `name` (method|property|signal|constant) read on `receiver` (an engine
         class, or None when unknown). A known receiver takes the row of its own ancestry, ambiguous or

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import re
 from dataclasses import dataclass
 
@@ -85,6 +87,13 @@ class TreeEditor:
         parts = [self.lines_b[start[0]][start[1]:]] + self.lines_b[start[0] + 1:end[0]] + [
             self.lines_b[end[0]][:end[1]]]
         return b"\n".join(parts).decode("utf-8", "replace")
+
+    def dot_before(self, chain: ts.Node, member: ts.Node) -> tuple[int, int]:
+        """Where the receiver of `.member` in an attribute chain ends (before its dot)."""
+        parts = list(itertools.takewhile(lambda c: c.id != member.id, chain.children))
+        while parts and parts[-1].type in (".", "line_continuation"):
+            parts.pop()
+        return parts[-1].end_point if parts else member.start_point
 
     def render_until(self, chain: ts.Node, member: ts.Node) -> str:
         """The text of an attribute chain up to (not including) `.member`."""
