@@ -696,3 +696,29 @@ def test_a_renamed_propertys_accessors_called_by_name_take_godot_4s(rules):
     assert "text.set_editable(true)" not in new
     cited = {e.new: e.evidence["id"] for e in edits if e.rule == "method_rename"}
     assert cited["set_max_fps"] == "docs:4:Engine.property.max_fps"
+
+
+def test_a_format_constant_over_a_line_continuation_folds_with_its_escapes_fixed(rules):
+    script = ('extends Node\n\nconst A = "x"\nconst RX = "(?<%s>.+)\\/(?<%s>[^.]+)" % \\\n\t\t[A, "b"]\n\n\n'
+              'func f():\n\treturn RX\n')
+    new, edits, _, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert 'const RX = "(?<" + A + ">.+)/(?<" + "b" + ">[^.]+)"\n' in new
+    assert "const_format" in {e.rule for e in edits}
+
+
+def test_an_input_callback_typed_narrower_takes_godot_4s_signature(rules):
+    """Godot 4 wants `_unhandled_key_input(event: InputEvent)`; the body reads the narrowed event as before."""
+    script = ("extends Node2D\n\n\nfunc _unhandled_key_input(event: InputEventKey) -> void:\n\tif event.scancode == KEY_A:\n"
+              "\t\tprint(1)\n\n\nfunc _input(event: InputEvent):\n\tpass\n")
+    new, _, _, judged = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert judged["_unhandled_key_input"].migration_needed and not judged["_input"].migration_needed
+    assert ("func _unhandled_key_input(event_: InputEvent) -> void:\n\tif not event_ is InputEventKey:\n\t\treturn\n"
+            "\tvar event: InputEventKey = event_\n\tif event.keycode == KEY_A:\n") in new
+
+
+def test_video_drivers_are_godot_3s_numbers_read_from_the_rendering_method(rules):
+    script = ("extends Node\n\n\nfunc f(renderer):\n\tvar renderer_name := OS.get_video_driver_name(renderer)\n"
+              "\tif OS.get_current_video_driver() == OS.VIDEO_DRIVER_GLES2:\n\t\tprint(renderer_name)\n")
+    new, _, _, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert 'var renderer_name := str(["GLES3", "GLES2"][renderer])\n' in new  # a String: `:=` can infer it
+    assert 'if (1 if RenderingServer.get_current_rendering_method() == "gl_compatibility" else 0) == 1:' in new

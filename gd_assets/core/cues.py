@@ -232,8 +232,9 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         return
     if kind == "const_statement":
         value = node.child_by_field_name("value")
-        if value is not None and value.type == "binary_operator" and len(value.children) == 3 and \
-                _text(value.children[1]) == "%" and value.children[0].type == "string":
+        parts = [c for c in value.children if c.type != "line_continuation"] if value is not None else []
+        if value is not None and value.type == "binary_operator" and len(parts) == 3 and \
+                _text(parts[1]) == "%" and parts[0].type == "string":
             cues.add('const = "…" % […]', "syntax")  # a format is no constant expression in Godot 4
     if kind == "variable_statement" and any(c.type == "inferred_type" for c in node.children):
         for call in variant_result_calls(node.child_by_field_name("value")):
@@ -266,6 +267,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
             if found is not None:
                 cues.add(found.name, "native_override", found.native)
             _parent_callback_cue(_text(name), cues)
+            if narrowed_event(node) is not None:
+                cues.add("narrowed input callback", "syntax")
         for child in node.children:
             if child.type == "remote_keyword":
                 cues.add(_text(child), "syntax")
@@ -396,6 +399,26 @@ def parent_callback(scope: Scope | None, name: str) -> str | None:
 
 
 _ANCHORS = {"constructor_definition": "_init", "extends_statement": "extends", "class_name_statement": "class_name"}
+
+
+INPUT_CALLBACKS = ("_input", "_unhandled_input", "_unhandled_key_input", "_gui_input", "_shortcut_input")
+
+
+def narrowed_event(function: ts.Node) -> tuple[ts.Node, str, str] | None:
+    """(parameter, its name, its type) of `func _input(event: InputEventKey)`: Godot 3 let an input callback
+    type its event narrower; Godot 4 wants the parent's signature, `event: InputEvent`."""
+    name = function.child_by_field_name("name")
+    params = function.child_by_field_name("parameters")
+    if name is None or _text(name) not in INPUT_CALLBACKS or params is None:
+        return None
+    named = [p for p in params.named_children if p.type != "comment"]
+    if len(named) != 1 or named[0].type != "typed_parameter":
+        return None
+    type_ = named[0].child_by_field_name("type")
+    ident = named[0].named_children[0]
+    if type_ is None or _text(type_) in ("InputEvent", "Variant") or ident.type != "identifier":
+        return None
+    return named[0], _text(ident), _text(type_)
 
 
 def seed_anchor(node: ts.Node, scope: Scope | None) -> bool:

@@ -40,6 +40,8 @@ GD3_SYNTAX = {
     "mixed indentation": "a line indented with both tabs and spaces: Godot 4 rejects it (Godot 3 counted each as a "
                          "column)",
     'const = "…" % […]': "a constant holding a `%` format: Godot 4 does not fold it into a constant expression",
+    "narrowed input callback": "an input callback whose event parameter is typed narrower than InputEvent: Godot 4 "
+                               "wants the parent's signature (`event: InputEvent`)",
     "setget": "`setget` (Godot 4: property `set`/`get` blocks)",
     "yield(": "`yield()` (Godot 4: `await`)",
     "tool": "`tool` keyword (Godot 4: `@tool`)",
@@ -724,6 +726,8 @@ _MEANING_CHANGED = {
                         ("AnimationTree", "callback_mode_process"))},
     **{(cls, "mode"): "Godot 4's `mode` is the Window's (windowed, fullscreen); the dialog's is `file_mode` there"
        for cls in ("FileDialog", "EditorFileDialog")},
+    ("Viewport", "size"): "a Vector2i of pixels in Godot 4 (Godot 3's Vector2 arithmetic, `size / 2`, divides as "
+                          "integers there)",
 }
 _TWEEN3_SIGNALS = ("tween_completed", "tween_all_completed", "tween_started", "tween_step")
 _UNDO_REDO_CALLS = {"add_do_method", "add_undo_method"}
@@ -746,7 +750,8 @@ _SILENT_CHANGES = {
 _OBJECT_SIGNAL_CALLS = {"connect", "disconnect", "is_connected"}
 # Methods both references document whose Godot 3 result Godot 4 returns as another type (the api_diff
 # "signature changed" row): in a Godot 3 project, a call of one on its class is written for the old result.
-_RESULT_CHANGED = {("TreeItem", "get_children"): ("the first child", "an Array of them", "get_first_child()")}
+_RESULT_CHANGED = {("TreeItem", "get_children"): ("the first child", "an Array of them", "get_first_child()"),
+                   ("Viewport", "get_size"): ("a Vector2", "a Vector2i", "Vector2(get_size())")}
 
 
 def _in_godot3_project(cues) -> bool:

@@ -439,7 +439,7 @@ class CallRules:
         and `size + Vector2(...)` no longer compile (and `/` would divide as integers); Godot 3's was a Vector2.
         A coordinate read at once (`image.get_size().x`) stays, unless it is divided."""
         holder = chain.parent.parent if chain is not None and chain.parent is not None else None
-        if owner not in ("Image", "BitMap") or chain is None or args_of(call) or \
+        if owner not in ("Image", "BitMap", "Viewport") or chain is None or args_of(call) or \
                 holder is not None and holder.type == "call" and text_of(holder.children[0]) == "Vector2":
             return False  # (already `Vector2(image.get_size())`)
         rest = [c for c in chain.children[chain.children.index(call) + 1:] if c.type != "."] \
@@ -449,8 +449,9 @@ class CallRules:
             text_of(parent.children[1]) == "/"
         if len(rest) == 1 and text_of(rest[0]) in ("x", "y") and not divided:
             return False  # `image.get_size().x`: an int mixes with floats; only its division would truncate
-        cite = self.rules.cite("image_size" if owner == "Image" else "bitmap_size")
-        self.edit(chain.start_point, chain.start_point, "Vector2(", "vector2_result", cite, 0.85)
+        cite = self.rules.cite("image_size" if owner == "Image" else "bitmap_size") if owner != "Viewport" else \
+            {"table": "docs_chunks", "id": "docs:4:SubViewport.property.size", "title": "SubViewport.size (Godot 4 property)"}
+        self.edit(receiver_start(chain), receiver_start(chain), "Vector2(", "vector2_result", cite, 0.85)
         self.edit(call.end_point, call.end_point, ")", "vector2_result", cite, 0.85)
         return True
 

@@ -236,6 +236,8 @@ class NameRules:
                 if following is not None and following.type == "attribute_call" and \
                         text_of(following.children[0]) in ("connect", "disconnect", "is_connected", "emit"):
                     continue  # `button.pressed.connect(...)`: a signal, not the Godot 3 property
+                if name == "size" and owner == "Viewport" and self.viewport_size(node, member):
+                    continue
                 kind = "constant" if name.isupper() else "property"
                 self._member(member, kind, name, owner)
 

@@ -56,11 +56,11 @@ class OverrideRules:
 
     def on_function_definition(self, node: ts.Node) -> None:
         name = node.child_by_field_name("name")
-        if name is None or self.scope is None:
-            return
-        found = override_of(self.scope, self.scope.self_type(), text_of(name))
+        found = override_of(self.scope, self.scope.self_type(), text_of(name)) \
+            if name is not None and self.scope is not None else None
         if found is not None:
             self.replace(name, found.new, "native_override", cite_native(found), 0.85)
+        super().on_function_definition(node)
 
     def override_call(self, name_node: ts.Node, owner: str, name: str) -> bool:
         """Rename a call of `name` reaching a renamed project method through `owner`; an unknown

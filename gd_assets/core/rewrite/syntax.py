@@ -11,6 +11,7 @@ from gd_assets.core.cues import (
     enum_missing_commas,
     mixed_dictionary,
     mixed_indents,
+    narrowed_event,
     variant_result_calls,
 )
 from gd_assets.core.overrides import shadow_of
@@ -51,15 +52,16 @@ def _unwrapped(text: str) -> str:
     return text
 
 
-def format_constant(node: ts.Node) -> tuple[str, list[ts.Node]] | None:
+def format_constant(node: ts.Node) -> tuple[ts.Node, list[ts.Node]] | None:
     """(format string, arguments) of `const K = "<format>" % [a, b]` (or `% a`); None otherwise."""
     value = node.child_by_field_name("value")
-    if value is None or value.type != "binary_operator" or len(value.children) != 3 or \
-            text_of(value.children[1]) != "%" or value.children[0].type != "string":
+    parts = [c for c in value.children if c.type != "line_continuation"] if value is not None else []  # `% \`
+    if value is None or value.type != "binary_operator" or len(parts) != 3 or \
+            text_of(parts[1]) != "%" or parts[0].type != "string":
         return None
-    right = value.children[2]
+    right = parts[2]
     args = [c for c in right.named_children if c.type != "comment"] if right.type == "array" else [right]
-    return text_of(value.children[0]), args
+    return parts[0], args
 
 
 # what an exported Godot 3 variable of these types held when its default was `null`, as Godot 4 types it
@@ -107,7 +109,8 @@ class SyntaxRules:
         formatted = format_constant(node)
         if formatted is None:
             return
-        fmt, args = formatted
+        fmt = self.render(formatted[0])  # with its own edits (`\/` -> `/`)
+        args = formatted[1]
         strings = [text_of(a) if a.type == "string" else self._string_constant(text_of(a)) for a in args]
         pieces = re.split(r"(%%|%s)", fmt[1:-1])
         if all(strings) and sum(p == "%s" for p in pieces) == len(args) and "%" not in "".join(
@@ -218,6 +221,28 @@ class SyntaxRules:
         # annotations come before `extends` in Godot 4: the icon goes above it
         self.edit(extends.start_point, extends.start_point, f"@icon({text_of(icon)})\n{indent}", "class_icon", cite, 0.95)
         self.replace(node, f"class_name {text_of(name)}", "class_icon", cite, 0.95)
+
+    def on_function_definition(self, node: ts.Node) -> None:
+        self.narrowed_input_callback(node)
+
+    def narrowed_input_callback(self, node: ts.Node) -> None:
+        """`func _input(event: InputEventKey):` -> `func _input(event_: InputEvent):` that returns on other events
+        and reads the narrowed one as before (Godot 3 called it with that type alone where the code relied on it)."""
+        found = narrowed_event(node)
+        body = node.child_by_field_name("body")
+        statements = [c for c in body.named_children if c.type != "comment"] if body is not None else []
+        if found is None or not statements or statements[0].start_point[0] == node.start_point[0]:
+            return
+        param, name, type_ = found
+        indent = self.indent_of(statements[0])
+        if indent is None or f"{name}_" in self.lines[node.start_point[0]]:
+            return
+        cite = {"table": "docs_chunks", "id": f"docs:4:Node.method.{text_of(node.child_by_field_name('name'))}",
+                "title": f"Node.{text_of(node.child_by_field_name('name'))} (Godot 4 method)"}
+        self.replace(param, f"{name}_: InputEvent", "input_callback_type", cite, 0.85)
+        self.edit(statements[0].start_point, statements[0].start_point,
+                  f"if not {name}_ is {type_}:\n{indent}\treturn\n{indent}var {name}: {type_} = {name}_\n{indent}",
+                  "input_callback_type", cite, 0.85)
 
     def on_setget(self, node: ts.Node) -> None:
         if not any(c.type == "setget" and not c.is_named for c in node.children):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from gd_assets.core.rewrite.tree import args_of, text_of
+from gd_assets.core.rewrite.tree import args_of, receiver_start, text_of
 
 # property -> the value read in Godot 4
 WINDOW = {
@@ -151,7 +151,7 @@ class WindowRules:
             return True
         if member.type == "attribute_call" and text_of(member.children[0]) == "get_video_driver_name" and \
                 len(args_of(member)) == 1:
-            self.replace(node, f'["GLES3", "GLES2"][{self.render(args_of(member)[0])}]', "os_video_driver",
+            self.replace(node, f'str(["GLES3", "GLES2"][{self.render(args_of(member)[0])}])', "os_video_driver",
                          self.rules.cite("map:diff:method:OS.get_video_driver_name"), 0.8)
             return True
         if member.type == "identifier" and text_of(member) in WINDOW:
@@ -212,6 +212,21 @@ class WindowRules:
         self.replace(node, new if written else f"Vector2({new})", "window_self",
                      {"table": "docs_chunks", "id": f"docs:4:Window.property.{new}",
                       "title": f"Window.{new} (Godot 4 property)"}, 0.85)
+        return True
+
+    def viewport_size(self, chain: ts.Node, member: ts.Node) -> bool:
+        """`get_viewport().size` (read) -> `Vector2(get_viewport().size)`: Godot 4's viewports (the root Window, a
+        SubViewport) keep their size in pixels as a Vector2i, so Godot 3's Vector2 arithmetic (`size / 2`)
+        would divide as integers and `:=` infer another type."""
+        if self.scope is not None and self.scope.engine_version() == "4" or self._assignment_of(member) is not None:
+            return False
+        holder = chain.parent.parent if chain.parent is not None else None
+        if holder is not None and holder.type == "call" and text_of(holder.children[0]) == "Vector2":
+            return True  # already Vector2(...)
+        cite = {"table": "docs_chunks", "id": "docs:4:SubViewport.property.size", "title": "SubViewport.size (Godot 4 property)"}
+        start = receiver_start(chain)
+        self.edit(start, start, "Vector2(", "vector2_result", cite, 0.85)
+        self.edit(member.end_point, member.end_point, ")", "vector2_result", cite, 0.85)
         return True
 
     def _window_script(self) -> bool:
