@@ -399,8 +399,6 @@ def parent_callback(scope: Scope | None, name: str) -> str | None:
 
 
 _ANCHORS = {"constructor_definition": "_init", "extends_statement": "extends", "class_name_statement": "class_name"}
-
-
 INPUT_CALLBACKS = ("_input", "_unhandled_input", "_unhandled_key_input", "_gui_input", "_shortcut_input")
 
 

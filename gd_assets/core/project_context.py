@@ -74,11 +74,10 @@ class ProjectContext:
     shader_textures: dict[tuple[str, str], str] = field(default_factory=dict)  # (shader, texture) -> function
     class_names: dict[tuple[str, str], str] = field(default_factory=dict)  # (root, class_name) -> scope
     names: dict[str, set[str]] = field(default_factory=dict)               # root -> every name the project defines
-    # Godot 3 projects that use the global random generator and never seed it (their numbers were the same at
-    # every run; Godot 4 randomizes at start): root -> the script that runs first (first autoload, else the
-    # main scene's root), where the rewrite seeds it as Godot 3 started: root -> (script, anchor), the anchor
-    # `_init`, else the script's first function (`func:name`: the seed goes before it), else its last header
-    # statement (`extends` or `class_name`: after it)
+    # Godot 3 projects that draw from the global random generator and never seed it (the same numbers at every
+    # run; Godot 4 randomizes at start): root -> (the script that runs first, where the rewrite seeds it as
+    # Godot 3 started: its `_init`, else before its first function `func:name`, else after its last header
+    # statement `extends` / `class_name`)
     random_seed_hosts: dict[str, tuple[str, str]] = field(default_factory=dict)
     _roots: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # path -> root_of(path)
 
