@@ -722,3 +722,25 @@ def test_video_drivers_are_godot_3s_numbers_read_from_the_rendering_method(rules
     new, _, _, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
     assert 'var renderer_name := str(["GLES3", "GLES2"][renderer])\n' in new  # a String: `:=` can infer it
     assert 'if (1 if RenderingServer.get_current_rendering_method() == "gl_compatibility" else 0) == 1:' in new
+
+
+def test_var_before_a_parameter_goes(rules):
+    """`func append(var locale: String)`: Godot 3 accepted `var` there; Godot 4 (and tree-sitter) do not."""
+    script = ("extends Node\n\n\nclass P:\n\tfunc append(var locale: String, var lang_name := \"x\") -> void:\n"
+              "\t\tprint(locale, lang_name)\n\n\nfunc own(var_count, var x):\n\tprint(var_count, x)\n")
+    new, edits, _, judged = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert judged["P.append"].migration_needed and judged["own"].migration_needed
+    assert "\tfunc append(locale: String, lang_name := \"x\") -> void:\n" in new
+    assert "func own(var_count, x):\n" in new
+    assert {e.evidence["id"] for e in edits if e.rule == "var_parameter"} == {
+        "docs:4:page:tutorials/scripting/gdscript/gdscript_basics#functions"}
+
+
+def test_a_typed_nodes_name_passed_as_a_path_becomes_a_node_path(rules):
+    """Godot 4's `Node.name` is a StringName: `has_node(child.name)` is a parse error on a typed child."""
+    script = ("extends Node\n\n\nfunc f(generator: Node, other):\n\tif has_node(generator.name):\n"
+              "\t\tget_node(generator.name).queue_free()\n\tprint(get_node_or_null(other.name))\n")
+    new, _, _, judged = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert judged["f"].migration_needed and "StringName" in judged["f"].rationale
+    assert "\tif has_node(NodePath(generator.name)):\n\t\tget_node(NodePath(generator.name)).queue_free()\n" in new
+    assert "get_node_or_null(other.name)" in new  # untyped: a Variant, converted when called

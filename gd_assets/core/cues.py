@@ -156,6 +156,24 @@ _ENUM_START = re.compile(r"^\s*enum\b[^{#]*\{\s*(#.*)?$")
 _ENUM_ENTRY = re.compile(r"^\s*[A-Za-z_]\w*(\s*=\s*[^,#{}]+?)?\s*(,)?\s*(#.*)?$")
 
 
+_FUNC_HEAD = re.compile(r"^[ \t]*(?:static\s+)?func\s+\w+\s*\(")
+_VAR_PARAM = re.compile(r"(?<![\w.])var\s+(?=[A-Za-z_])")
+
+
+def var_parameters(lines: list[str]) -> list[tuple[int, int, int]]:
+    """(row, start, end) of each `var ` before a parameter (`func f(var x: int)`): Godot 3 accepted it, Godot 4
+    (and the parser here) do not. Parameters on the `func` line only, up to its closing parenthesis."""
+    out = []
+    for row, line in enumerate(lines):
+        head = _FUNC_HEAD.match(line)
+        if head is None or "var" not in line:
+            continue
+        end = line.find(")", head.end())
+        for m in _VAR_PARAM.finditer(line, head.end(), end if end >= 0 else len(line)):
+            out.append((row, m.start(), m.end()))
+    return out
+
+
 def enum_missing_commas(lines: list[str]) -> list[tuple[int, int]]:
     """(row, column) after each enum entry that Godot 3 let a line break end instead of a comma
     (`A` then `B` on the next line); Godot 4 expects the comma there. One entry per line only."""
@@ -207,6 +225,8 @@ def mixed_dictionary(node: ts.Node) -> bool:
 
 def _gdscript_cues(text: str, cues: _Cues) -> None:
     root = _parse(text)
+    if "func" in text and var_parameters(text.split("\n")):
+        cues.add("var parameter", "syntax")
     if "enum" in text and enum_missing_commas(text.split("\n")):  # (after the comments a declaration carries)
         cues.add("enum without commas", "syntax")
     if "\t " in text and mixed_indents(text.split("\n"), root):
@@ -281,6 +301,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
             _parent_callback_cue("_init", cues)
     elif kind == "call":
         name = _text(node.children[0])
+        if name in _NODE_PATH_CALLS and node_name_argument(node, cues) is not None:
+            cues.add("node name as NodePath", "syntax")
         receiver = _call_receiver(name, cues.scope)
         _coroutine_cue(node, name, receiver, cues)  # first: a cue of the same name and receiver is kept once
         cues.add(name, "call", receiver)
@@ -417,6 +439,24 @@ def narrowed_event(function: ts.Node) -> tuple[ts.Node, str, str] | None:
     if type_ is None or _text(type_) in ("InputEvent", "Variant") or ident.type != "identifier":
         return None
     return named[0], _text(ident), _text(type_)
+
+
+_NODE_PATH_CALLS = ("has_node", "get_node", "get_node_or_null")
+
+
+def node_name_argument(call: ts.Node, cues: _Cues | None = None, scope: Scope | None = None) -> ts.Node | None:
+    """The argument of `has_node(child.name)` (or `get_node`, `get_node_or_null`) when it is a Node's `name` read
+    on a typed value: a StringName in Godot 4, which these take only as a NodePath (a parse error there)."""
+    args = next((c for c in call.children if c.type == "arguments"), None)
+    named = [a for a in args.named_children if a.type != "comment"] if args is not None else []
+    if len(named) != 1 or named[0].type != "attribute" or named[0].children[-1].type != "identifier" or \
+            _text(named[0].children[-1]) != "name":
+        return None
+    if cues is not None:
+        owners = cues.chain(named[0])[0] if cues.scope is not None else {}
+    else:
+        owners = chain_receivers(named[0], scope) if scope is not None else {}
+    return named[0] if owners.get(named[0].children[-1].id) == "Node" else None
 
 
 def seed_anchor(node: ts.Node, scope: Scope | None) -> bool:

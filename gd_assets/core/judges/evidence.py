@@ -40,6 +40,9 @@ GD3_SYNTAX = {
     "mixed indentation": "a line indented with both tabs and spaces: Godot 4 rejects it (Godot 3 counted each as a "
                          "column)",
     'const = "…" % […]': "a constant holding a `%` format: Godot 4 does not fold it into a constant expression",
+    "node name as NodePath": "`has_node(child.name)`: a Node's name is a StringName in Godot 4, which `has_node`/"
+                             "`get_node` take only as a NodePath (`NodePath(child.name)`)",
+    "var parameter": "`var` before a parameter (`func f(var x)`): Godot 3 accepted it, Godot 4 rejects it",
     "narrowed input callback": "an input callback whose event parameter is typed narrower than InputEvent: Godot 4 "
                                "wants the parent's signature (`event: InputEvent`)",
     "setget": "`setget` (Godot 4: property `set`/`get` blocks)",

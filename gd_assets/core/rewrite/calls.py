@@ -6,6 +6,7 @@ import re
 
 import tree_sitter as ts
 
+from gd_assets.core.cues import node_name_argument
 from gd_assets.core.receivers import OTHER, PROJECT, UNKNOWN, is_engine
 from gd_assets.core.rewrite.tree import IDENT, args_of, receiver_start, string_value, text_of
 from gd_assets.core.slicing import descendants
@@ -481,6 +482,21 @@ class CallRules:
             "table": "docs_chunks", "id": "docs:4:PackedByteArray.method.slice", "title": "PackedByteArray.slice (Godot 4 method)"},
             0.9)
         return True
+
+    def call_has_node(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`has_node(child.name)` -> `has_node(NodePath(child.name))`: Godot 4's `name` is a StringName, which
+        `has_node`/`get_node` take only as a NodePath; Godot 3's was a String."""
+        found = node_name_argument(call, scope=self.scope)
+        if found is None:
+            return False
+        self.edit(found.start_point, found.start_point, "NodePath(", "node_path_argument", self._node_path_cite(), 0.9)
+        self.edit(found.end_point, found.end_point, ")", "node_path_argument", self._node_path_cite(), 0.9)
+        return False  # the call's own renames still apply
+
+    call_get_node = call_get_node_or_null = call_has_node
+
+    def _node_path_cite(self) -> dict:
+        return {"table": "docs_chunks", "id": "docs:4:Node.property.name", "title": "Node.name (Godot 4 property)"}
 
     def call_remove(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         """`a.remove(i)` of an index, on a receiver nothing resolves -> `a.remove_at(i)`: Godot 3's arrays removed

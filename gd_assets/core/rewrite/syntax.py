@@ -12,6 +12,7 @@ from gd_assets.core.cues import (
     mixed_dictionary,
     mixed_indents,
     narrowed_event,
+    var_parameters,
     variant_result_calls,
 )
 from gd_assets.core.overrides import shadow_of
@@ -398,6 +399,9 @@ class SyntaxRules:
                 "title": "GDScript reference > Enums (Godot 4 docs)"}
         for row, col in enum_missing_commas(self.lines):
             self.edit((row, col), (row, col), ",", "enum_comma", cite, 0.95)
+        for row, a, b in var_parameters(self.lines):  # `func f(var x)`: the `var` goes
+            self.edit((row, len(self.lines[row][:a].encode("utf-8"))), (row, len(self.lines[row][:b].encode("utf-8"))),
+                      "", "var_parameter", self.rules.cite_page("gdscript_basics#functions"), 0.95)
         for row, old, new in mixed_indents(self.lines, node):
             self.edit((row, 0), (row, len(old)), new, "indentation", self.rules.cite_page("gdscript_styleguide#indentation"),
                       0.95)
