@@ -421,6 +421,7 @@ def parent_callback(scope: Scope | None, name: str) -> str | None:
 
 
 _ANCHORS = {"constructor_definition": "_init", "extends_statement": "extends", "class_name_statement": "class_name"}
+_ANCHOR_TYPES = frozenset((*_ANCHORS, "function_definition"))
 INPUT_CALLBACKS = ("_input", "_unhandled_input", "_unhandled_key_input", "_gui_input", "_shortcut_input")
 
 
@@ -463,10 +464,11 @@ def seed_anchor(node: ts.Node, scope: Scope | None) -> bool:
     """Whether `node` is where the global random generator gets Godot 3's seed, in a project that never seeds
     it (project_context._random_seed_hosts): Godot 3 started it from one fixed seed, Godot 4 at random. The
     host script's `_init`, else its first function, else its last header statement."""
-    if scope is None or "::" in scope.scope or node.parent is None or node.parent.type != "source":
-        return False
+    if node.type not in _ANCHOR_TYPES or scope is None or "::" in scope.scope or node.parent is None or \
+            node.parent.type != "source":
+        return False  # (asked of every node: the cheapest test first)
     host, anchor = scope.context.random_seed_hosts.get(scope.root, ("", ""))
-    if host != scope.path or node.type not in (*_ANCHORS, "function_definition"):
+    if host != scope.path:
         return False
     if node.type == "function_definition":
         name = node.child_by_field_name("name")

@@ -9,6 +9,7 @@ import tree_sitter as ts
 from gd_assets.core.cues import node_name_argument
 from gd_assets.core.receivers import OTHER, PROJECT, UNKNOWN, is_engine
 from gd_assets.core.rewrite.tree import IDENT, args_of, receiver_start, string_value, text_of
+from gd_assets.core.rewrite.window import VIEWPORT_SIZE_CITE
 from gd_assets.core.slicing import descendants
 
 MOVE_ARGS = ("velocity", "up_direction", "floor_stop_on_slope", "max_slides", "floor_max_angle")
@@ -439,10 +440,8 @@ class CallRules:
         """`image.get_size()` (or a BitMap's) -> `Vector2(image.get_size())`: Godot 4 returns a Vector2i, so `(size / 2).floor()`
         and `size + Vector2(...)` no longer compile (and `/` would divide as integers); Godot 3's was a Vector2.
         A coordinate read at once (`image.get_size().x`) stays, unless it is divided."""
-        holder = chain.parent.parent if chain is not None and chain.parent is not None else None
-        if owner not in ("Image", "BitMap", "Viewport") or chain is None or args_of(call) or \
-                holder is not None and holder.type == "call" and text_of(holder.children[0]) == "Vector2":
-            return False  # (already `Vector2(image.get_size())`)
+        if owner not in ("Image", "BitMap", "Viewport") or chain is None or args_of(call):
+            return False
         rest = [c for c in chain.children[chain.children.index(call) + 1:] if c.type != "."] \
             if call in chain.children else []
         parent = chain.parent
@@ -450,11 +449,9 @@ class CallRules:
             text_of(parent.children[1]) == "/"
         if len(rest) == 1 and text_of(rest[0]) in ("x", "y") and not divided:
             return False  # `image.get_size().x`: an int mixes with floats; only its division would truncate
-        cite = self.rules.cite("image_size" if owner == "Image" else "bitmap_size") if owner != "Viewport" else \
-            {"table": "docs_chunks", "id": "docs:4:SubViewport.property.size", "title": "SubViewport.size (Godot 4 property)"}
-        self.edit(receiver_start(chain), receiver_start(chain), "Vector2(", "vector2_result", cite, 0.85)
-        self.edit(call.end_point, call.end_point, ")", "vector2_result", cite, 0.85)
-        return True
+        cite = VIEWPORT_SIZE_CITE if owner == "Viewport" else self.rules.cite("image_size" if owner == "Image" else
+                                                                              "bitmap_size")
+        return self.wrap_vector2(chain, call.end_point, cite)  # (nothing when already `Vector2(image.get_size())`)
 
     def call_subarray(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         """`data.subarray(a, b)` -> `data.slice(a, b + 1)`: Godot 3's end was inclusive (-1: to the end),

@@ -87,26 +87,34 @@ class TreeEditor:
             self.lines_b[end[0]][:end[1]]]
         return b"\n".join(parts).decode("utf-8", "replace")
 
-    def dot_before(self, chain: ts.Node, member: ts.Node) -> tuple[int, int]:
-        """Where the receiver of `.member` in an attribute chain ends (before its dot)."""
+    @staticmethod
+    def _receiver_parts(chain: ts.Node, member: ts.Node) -> list[ts.Node]:
+        """The children of an attribute chain before `.member` (its dot left out)."""
         parts = list(itertools.takewhile(lambda c: c.id != member.id, chain.children))
         while parts and parts[-1].type in (".", "line_continuation"):
             parts.pop()
+        return parts
+
+    def dot_before(self, chain: ts.Node, member: ts.Node) -> tuple[int, int]:
+        """Where the receiver of `.member` in an attribute chain ends (before its dot)."""
+        parts = self._receiver_parts(chain, member)
         return parts[-1].end_point if parts else member.start_point
 
     def render_until(self, chain: ts.Node, member: ts.Node) -> str:
         """The text of an attribute chain up to (not including) `.member`."""
-        parts = []
-        for child in chain.children:
-            if child.id == member.id:
-                break
-            parts.append(child)
-        while parts and parts[-1].type in (".", "line_continuation"):
-            parts.pop()
-        if not parts:
-            return ""
-        start, end = parts[0].start_point, parts[-1].end_point
-        return self.render_span(start, end)
+        parts = self._receiver_parts(chain, member)
+        return self.render_span(parts[0].start_point, parts[-1].end_point) if parts else ""
+
+    def wrap_vector2(self, chain: ts.Node, end: tuple[int, int], cite: dict) -> bool:
+        """`Vector2(<receiver ... end>)`: a Godot 4 Vector2i read where Godot 3's code computed with a Vector2
+        (nothing when the chain is already inside `Vector2(...)`)."""
+        holder = chain.parent.parent if chain.parent is not None else None
+        if holder is not None and holder.type == "call" and text_of(holder.children[0]) == "Vector2":
+            return True
+        start = receiver_start(chain)
+        self.edit(start, start, "Vector2(", "vector2_result", cite, 0.85)
+        self.edit(end, end, ")", "vector2_result", cite, 0.85)
+        return True
 
     def render_span(self, start: tuple[int, int], end: tuple[int, int]) -> str:
         inner = sorted((p for p in self.pending if p.start >= start and p.end <= end), key=lambda p: p.start)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from gd_assets.core.rewrite.tree import args_of, receiver_start, text_of
+from gd_assets.core.rewrite.tree import args_of, text_of
+
+VIEWPORT_SIZE_CITE = {"table": "docs_chunks", "id": "docs:4:SubViewport.property.size",
+                      "title": "SubViewport.size (Godot 4 property)"}
 
 # property -> the value read in Godot 4
 WINDOW = {
@@ -220,14 +223,7 @@ class WindowRules:
         would divide as integers and `:=` infer another type."""
         if self.scope is not None and self.scope.engine_version() == "4" or self._assignment_of(member) is not None:
             return False
-        holder = chain.parent.parent if chain.parent is not None else None
-        if holder is not None and holder.type == "call" and text_of(holder.children[0]) == "Vector2":
-            return True  # already Vector2(...)
-        cite = {"table": "docs_chunks", "id": "docs:4:SubViewport.property.size", "title": "SubViewport.size (Godot 4 property)"}
-        start = receiver_start(chain)
-        self.edit(start, start, "Vector2(", "vector2_result", cite, 0.85)
-        self.edit(member.end_point, member.end_point, ")", "vector2_result", cite, 0.85)
-        return True
+        return self.wrap_vector2(chain, member.end_point, VIEWPORT_SIZE_CITE)
 
     def _window_script(self) -> bool:
         if self.scope is None:
