@@ -499,8 +499,10 @@ def test_a_popup_script_asks_its_godot_4_window_for_what_its_control_knew(rules)
               "\tpopup(Rect2(get_global_mouse_position(), Vector2.ONE))\n\tvar r = get_rect()\n\tupdate()\n")
     new, edits, manual, _ = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
     assert "\tvar focused = gui_get_focus_owner()\n\tpopup(Rect2(get_mouse_position(), Vector2.ONE))\n" in new
-    assert "\tvar r = Rect2(position, size)\n\tupdate()\n" in new   # a Window does not draw: no queue_redraw()
-    assert [m.start_line for m in manual if m.kind == "window"] == [7]
+    assert "\tvar r = Rect2(position, size)\n" in new and "update" not in new  # a Window draws its own panel
+    assert "window_update_removed" in {e.rule for e in edits} and not [m for m in manual if m.kind == "window"]
+    drawn, _, manual, _ = migrate(rules, {**GODOT3, "a.gd": script + "\nfunc _draw():\n\tpass\n"}, "a.gd")
+    assert "\tupdate()\n" in drawn and [m.start_line for m in manual if m.kind == "window"] == [7]  # its own drawing
     # the same calls in a Control script are Godot 4's as they are
     control, _, _, _ = migrate(rules, {**GODOT3, "c.gd": script.replace("PopupPanel", "Panel")}, "c.gd")
     assert "get_global_mouse_position()" in control and "queue_redraw()" in control
@@ -744,3 +746,87 @@ def test_a_typed_nodes_name_passed_as_a_path_becomes_a_node_path(rules):
     assert judged["f"].migration_needed and "StringName" in judged["f"].rationale
     assert "\tif has_node(NodePath(generator.name)):\n\t\tget_node(NodePath(generator.name)).queue_free()\n" in new
     assert "get_node_or_null(other.name)" in new  # untyped: a Variant, converted when called
+
+
+def test_a_godot_3_texture_or_light2d_type_is_the_class_godot_4_renamed_it_to(rules):
+    """Godot 4 kept `Texture` for a base of 2D, 3D and layered textures, without `get_width`; every Godot 3
+    Texture is a Texture2D. A Viewport type stays (Godot 3's root was one; Godot 4's is a Window)."""
+    script = ('extends Node\n\nvar icon: Texture = preload("res://icon.png")\nexport(Texture) var shown\n'
+              'var view: Viewport\n\nfunc f(light: Light2D, t) -> Texture:\n\tif t is Texture:\n\t\treturn t as Texture\n'
+              '\treturn icon\n\nfunc width() -> int:\n\treturn icon.get_width()\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "t.gd": script}, "t.gd")
+    for expected in ('var icon: Texture2D = preload', "@export var shown: Texture2D", "var view: Viewport",
+                     "func f(light: PointLight2D, t) -> Texture2D:", "if t is Texture2D:", "return t as Texture2D"):
+        assert expected in new
+    assert judged["var.icon"].migration_needed and judged["f"].migration_needed
+    assert not judged["width"].migration_needed  # nothing to change there once the variable is a Texture2D
+    assert {e.evidence["id"] for e in edits if e.rule == "class_rename"} == {
+        "map:rename:class:Texture", "map:rename:class:Light2D"}
+
+
+def test_receivers_read_through_an_operator_or_an_inferred_default(rules):
+    """tree-sitter reads `not self.id.empty()` as `(not self.id).empty()`; a parameter `indices := []` is an
+    Array. Both receivers are known although the project defines `empty()` and `remove()` of its own."""
+    files = {**GODOT3, "own.gd": 'extends Reference\n\nfunc empty() -> bool:\n\treturn true\n\nfunc remove():\n\tpass\n',
+             "a.gd": ('extends Node\n\nexport var global_id: String = ""\n\nfunc f(indices := [], room: Node = null):\n'
+                      '\tindices.remove(indices.size() - 1)\n\tif not self.global_id.empty():\n\t\tpass\n'
+                      '\tif room == null or self.global_id.empty():\n\t\tpass\n')}
+    new, _, _, judged = migrate(rules, files, "a.gd")
+    assert judged["f"].migration_needed
+    for expected in ("indices.remove_at(indices.size() - 1)", "if not self.global_id.is_empty():",
+                     "if room == null or self.global_id.is_empty():"):
+        assert expected in new
+
+
+def test_a_dialogs_own_popup_hide_is_declared_and_emitted_when_it_hides(rules):
+    """Godot 3's dialogs were Popups with `popup_hide`; Godot 4's are Windows without it. The script declares
+    the signal and emits it from `_notification` when hidden (indented as the file is), so its connections
+    stay; a PopupMenu script keeps Godot 4's own signal."""
+    script = ('extends ConfirmationDialog\nclass_name Effect\n\nfunc _ready() -> void:\n'
+              '    connect("popup_hide", self, "_closed")\n\nfunc _closed() -> void:\n    pass\n')
+    files = {**GODOT3, "e.gd": script, "m.gd": script.replace("ConfirmationDialog", "PopupMenu").replace(
+        "class_name Effect", "class_name Menu")}
+    new, edits, manual, judged = migrate(rules, files, "e.gd")
+    assert judged["extends"].migration_needed
+    assert new.startswith("extends ConfirmationDialog\nclass_name Effect\n\nsignal popup_hide")
+    assert ("func _notification(what: int) -> void:\n    if what == NOTIFICATION_VISIBILITY_CHANGED and not visible:\n"
+            "        popup_hide.emit()\n") in new
+    assert "popup_hide.connect(self._closed)" in new and not [m for m in manual if "popup_hide" in m.what]
+    assert [e.evidence["id"] for e in edits if e.rule == "popup_hide_signal"] == ["docs:3:Popup.signal.popup_hide"]
+    menu, _, _, _ = migrate(rules, files, "m.gd")
+    assert "signal popup_hide" not in menu and "popup_hide.connect(self._closed)" in menu
+
+
+def test_coroutine_states_viewport_usage_script_tests_and_parent_redraws(rules):
+    script = ('extends GraphNode\n\nvar busy = false\n\nfunc run(ev):\n\tvar rc = ev.run()\n\tvar other = 1\n'
+              '\tif rc is GDScriptFunctionState:\n\t\tbusy = true\n\t\trc = yield(rc, "completed")\n\t\tbusy = false\n'
+              '\treturn rc\n\nfunc wait(job):\n\tvar result = job.start()\n'
+              '\tif(result is GDScriptFunctionState and result.is_valid()):\n\t\tyield(result, "completed")\n\n'
+              'func setup(vp, children):\n\tVisualServer.viewport_set_usage(vp, VisualServer.VIEWPORT_USAGE_2D)\n'
+              '\tVisualServer.viewport_set_vflip(vp, true)\n\tvar t := VisualServer.texture_create_from_image(img, 7)\n'
+              '\tfor c in children:\n\t\tif c is get_script():\n\t\t\tprint(c)\n\nfunc update():\n\t.update()\n')
+    new, edits, manual, judged = migrate(rules, {**GODOT3, "g.gd": script}, "g.gd")
+    assert all(judged[f].migration_needed for f in ("run", "wait", "setup", "update"))
+    assert "\tvar rc = await ev.run()\n\tvar other = 1\n\tif false:\n\t\tbusy = true\n" in new
+    [left] = [m for m in manual if m.kind == "coroutine"]  # what ran while it waited is left to people
+    assert left.start_line == 8 and "never runs" in left.why
+    assert "func wait(job):\n\tvar result = await job.start()\n\n" in new
+    assert ("func setup(vp, children):\n\tvar t := RenderingServer.texture_2d_create(img)\n\tfor c in children:\n"
+            "\t\tif is_instance_of(c, get_script()):") in new
+    assert "func update():\n\tsuper.queue_redraw()\n" in new
+    assert {"viewport_usage_removed", "viewport_vflip_removed", "texture_2d_call", "is_instance_of", "await_coroutine",
+            "function_state"} <= {e.rule for e in edits}
+
+
+def test_an_animated_sprites_playing_flag_becomes_its_godot_4_calls(rules):
+    """Godot 4's AnimatedSprite2D has no `playing`: `play()`, `pause()` (which keeps the frame, as Godot 3's
+    `playing = false` did) and `is_playing()`."""
+    script = ('extends AnimatedSprite\n\nfunc _ready():\n\tplaying = true\n\tvar s: AnimatedSprite = $S\n'
+              '\tif not s.playing:\n\t\ts.playing = false\n\ts.playing = visible\n')
+    new, edits, manual, judged = migrate(rules, {**GODOT3, "a.gd": script}, "a.gd")
+    assert judged["_ready"].migration_needed and not [m for m in manual if "playing" in m.what]
+    assert ("\tplay()\n\tvar s: AnimatedSprite2D = $S\n\tif not s.is_playing():\n\t\ts.pause()\n"
+            "\ts.play() if (visible) else s.pause()\n") in new
+    assert {e.evidence["id"] for e in edits if e.rule == "sprite_playing"} == {
+        "docs:4:AnimatedSprite2D.method.play", "docs:4:AnimatedSprite2D.method.is_playing",
+        "docs:4:AnimatedSprite2D.method.pause"}

@@ -91,6 +91,41 @@ def extract_cues(kind: str, text: str, request: str = DEFAULT_REQUEST, file_kind
     return list(cues.items.values())
 
 
+# Godot 3 classes whose every value is one of the class Godot 4 renamed them to: Godot 4 kept the old name for
+# a wider base (Texture: 2D, 3D and layered; Light2D: point and directional), so a Godot 3 type `Texture` is
+# Godot 4's `Texture2D` (a Texture-typed value loses `get_size`). Not Viewport: Godot 3's root was one, Godot 4's
+# is a Window, which only the base covers.
+WHOLE_RENAMED = ("Texture", "Light2D")
+
+# Godot 3's Popups that Godot 4 makes Windows (only PopupMenu and PopupPanel stay Popups): their `popup_hide`
+# signal is gone there, so a script that names it on itself declares it and emits it when hidden, as Godot 3 did.
+WINDOW_DIALOGS3 = ("WindowDialog", "AcceptDialog", "ConfirmationDialog", "FileDialog")
+
+
+def is_of_value(node: ts.Node) -> bool:
+    """`x is get_script()`: a type test against a value (a call, a subscript), which Godot 4's `is` refuses."""
+    if len(node.children) != 3 or _text(node.children[1]) != "is":
+        return False
+    right = node.children[2]
+    return right.type in ("call", "subscript", "parenthesized_expression") or right.type == "attribute" and \
+        right.children[-1].type in ("attribute_call", "attribute_subscript")
+
+
+def shims_of(scope: Scope | None) -> list[str]:
+    """The Godot 3 classes the fragment's script gets as inner classes of its own (see project_context)."""
+    if scope is None or "::" in scope.scope or scope.script is None:
+        return []
+    return sorted(scope.script.shims)
+
+
+def popup_hide_host(scope: Scope | None) -> bool:
+    """Whether the fragment's script is a Godot 3 dialog (a Window in Godot 4) that uses its own `popup_hide`."""
+    if scope is None or scope.script is None or "popup_hide" not in scope.script.self_signals or \
+            "popup_hide" in scope.script.members:
+        return False
+    return scope.engine_class_of(scope.self_type()) in WINDOW_DIALOGS3
+
+
 # Global functions that returned a float in Godot 3 and return a Variant in Godot 4 (the two class
 # references), with Godot 4's float version: `var x := max(a, b)` infers from a Variant there (an
 # error by default); `maxf(a, b)` is what Godot 3's `max` computed.
@@ -266,6 +301,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         engine = cues.scope.engine_class_of(cues.scope.self_type())
         if name is not None and engine is not None:  # a member a Godot 4 engine class may have taken
             cues.add(_text(name), "declared_member", engine)
+    if kind == "binary_operator" and is_of_value(node):
+        cues.add("is <expression>", "syntax")
     if kind == "dictionary" and mixed_dictionary(node):
         cues.add("mixed dictionary styles", "syntax")
     if kind == "string" and re.search(r"(?<!\\)(?:\\\\)*\\/", _text(node)):
@@ -279,6 +316,10 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
             target = _text(child).strip()
             receiver = cues.scope.resolve(target) if cues.scope is not None else None
             cues.add(target.split(".")[-1] if not target.startswith('"') else target, "extends", receiver)
+        if popup_hide_host(cues.scope):
+            cues.add("popup_hide", "emulated_signal", cues.scope.self_type())
+        for shim in shims_of(cues.scope):
+            cues.add(shim, "shim", cues.scope.self_type())
     elif kind == "function_definition":
         name = node.child_by_field_name("name")
         if name is not None and _text(name) != "__fragment__":
@@ -390,6 +431,9 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
                 own = scope.implicit_owner(name)
                 receiver = own if own.startswith("project:") and own != "project:*" else \
                     scope.class_type(name) or scope.owner(UNKNOWN, name)
+            if name in WHOLE_RENAMED and parent is not None and parent.type == "binary_operator" and \
+                    parent.children[-1].id == node.id and _text(parent.children[1]) in ("is", "as"):
+                cues.add(name, "type", receiver)  # `x is Texture`: a type, as in `x: Texture`
             cues.add(name, "identifier", receiver)
             _shadow_cue(name, cues)
         elif _is_bare_name(node) and not (scope is not None and name in scope.locals):

@@ -56,6 +56,13 @@ class Script:
     # (receiver as written, signal, method) connected to a Godot 3 Tween node by the script or its scene:
     # Godot 4 makes a tween per animation, so each new one is connected where it is made
     tween_links: list[tuple[str, str, str]] = field(default_factory=list)
+    # signals the script connects, tests or emits on itself by name (`connect("popup_hide", self, "m")`): a
+    # Godot 3 dialog's `popup_hide`, which Godot 4's (a Window) lacks, is then declared and emitted by the script
+    self_signals: set[str] = field(default_factory=set)
+    # Godot 3 classes the script uses that the rewrite gives it as an inner class of the same name, over Godot 4's
+    # API (`ResourceInteractiveLoader`, over threaded loading)
+    shims: set[str] = field(default_factory=set)
+    indent: str = "\t"  # one level of the file's indentation (Godot 4 refuses a file that mixes tabs and spaces)
 
 
 @dataclass
@@ -156,6 +163,12 @@ class ProjectContext:
                 out.append(_row(script.scope, "signal_clash", name, None, None))
             for name in sorted(script.exported):
                 out.append(_row(script.scope, "exported", name, None, None))
+            for name in sorted(script.self_signals):
+                out.append(_row(script.scope, "self_signal", name, None, None))
+            for name in sorted(script.shims):
+                out.append(_row(script.scope, "shim", name, None, None))
+            if script.indent != "\t":
+                out.append(_row(script.scope, "indent", script.indent, None, None))
             for function, names in script.part_locals.items():
                 for name, type_ in names.items():
                     out.append(_row(script.scope, "part_local", f"{function}.{name}", type_, None))
@@ -206,6 +219,12 @@ class ProjectContext:
                 script.signal_clashes.add(row["name"])
             elif kind == "exported":
                 script.exported.add(row["name"])
+            elif kind == "self_signal":
+                script.self_signals.add(row["name"])
+            elif kind == "shim":
+                script.shims.add(row["name"])
+            elif kind == "indent":
+                script.indent = row["name"]
             elif kind == "part_local":
                 function, _, name = row["name"].partition(".")
                 script.part_locals.setdefault(function, {})[name] = row["type"]
@@ -553,9 +572,17 @@ def node_path(text: str) -> str:
     return text.strip("\"'")
 
 
+_INTERACTIVE_LOADING = re.compile(r"\bload_interactive\s*\(|\bResourceInteractiveLoader\b")
+_FIRST_BLOCK = re.compile(r"^(?:static )?func [^\n]*:[ \t]*(?:#[^\n]*)?\n(?:[ \t]*(?:#[^\n]*)?\n)*([ \t]+)\S", re.M)
+
+
 def _read_script(path: str, root: str, text: str) -> list[Script]:
     tree = parse_gdscript(text)
     top = Script(path, root)
+    first = _FIRST_BLOCK.search(text)  # the first line under a `func ...:` at the top: one level of indentation
+    top.indent = first.group(1) if first else "\t"
+    if _INTERACTIVE_LOADING.search(text):
+        top.shims.add("ResourceInteractiveLoader")
     out = [top]
     _read_body(tree.root_node.children, top, path, root, out)
     return out
@@ -585,6 +612,7 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
                 script.coroutines.add(_text(name))
             if name is not None:
                 script.own_calls[_text(name)] = _own_calls(node)
+            script.self_signals.update(_self_signals(node))
             if name is not None and node.end_point[0] - node.start_point[0] + 1 > MAX_FUNCTION_LINES:
                 script.part_locals[_text(name)] = _function_locals(node)
         elif kind in ("variable_statement", "onready_variable_statement", "export_variable_statement"):
@@ -634,6 +662,27 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
                 _read_body(body.children, inner, path, root, out)
 
 
+_SIGNAL_BY_NAME = ("connect", "disconnect", "is_connected", "emit_signal")
+
+
+def _self_signals(function: ts.Node) -> set[str]:
+    """Signals a function names on its own object: `connect("popup_hide", ...)`, `self.emit_signal("x")`."""
+    out = set()
+    for node in descendants(function, include_self=False):
+        if node.type == "call" and _text(node.children[0]) in _SIGNAL_BY_NAME:
+            call = node
+        elif node.type == "attribute" and len(node.children) == 3 and _text(node.children[0]) == "self" and \
+                node.children[2].type == "attribute_call" and _text(node.children[2].children[0]) in _SIGNAL_BY_NAME:
+            call = node.children[2]
+        else:
+            continue
+        args = call.child_by_field_name("arguments") or next((c for c in call.children if c.type == "arguments"), None)
+        first = args.named_children[0] if args is not None and args.named_children else None
+        if first is not None and first.type == "string":
+            out.add(_text(first).strip("\"'"))
+    return out
+
+
 def parameter_names(node: ts.Node, found: dict[str, str | None]) -> bool:
     """Add the parameters `node` declares (a typed or defaulted one, or the plain names of a parameter
     list) to `found` with their written types; False when `node` declares none."""
@@ -641,7 +690,9 @@ def parameter_names(node: ts.Node, found: dict[str, str | None]) -> bool:
         ident = next((c for c in node.named_children if c.type == "identifier"), None)
         type_node = next((c for c in node.named_children if c.type == "type"), None)
         if ident is not None:
-            found[_text(ident)] = _text(type_node) if type_node is not None else None
+            inferred = type_node is None and any(c.type == "inferred_type" for c in node.named_children)
+            found[_text(ident)] = _text(type_node) if type_node is not None else \
+                value_type(node.child_by_field_name("value")) if inferred else None  # `indices := []`
         return True
     if node.type == "parameters":
         for ident in (c for c in node.named_children if c.type == "identifier"):

@@ -345,7 +345,11 @@ def chain_receivers(node: ts.Node, scope: Scope, before: dict[int, str] | None =
         if child.type in (".", "line_continuation", "comment"):
             continue
         if type_ is None:  # the base
-            if child.type == "identifier":
+            while child.type in ("binary_operator", "unary_operator") and child.children:
+                child = child.children[-1]  # tree-sitter reads `not a.b.f()` as `(not a.b).f()`
+            if child.type == "attribute":
+                type_ = chain_type(child, scope)
+            elif child.type == "identifier":
                 type_ = scope.identifier_type(_text(child))
             elif child.type == "get_node":
                 type_ = scope.node_owner_type(_text(child))

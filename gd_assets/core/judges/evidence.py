@@ -20,7 +20,7 @@ import pydantic
 
 from gd_assets.core import properties
 from gd_assets.core.corpus.surface import Surface, load_surface, split_args
-from gd_assets.core.cues import VARIANT_RESULTS
+from gd_assets.core.cues import VARIANT_RESULTS, WHOLE_RENAMED
 from gd_assets.core.judges import JudgeIdentity, register
 from gd_assets.core.judges.base import JudgeInput, Judgement
 from gd_assets.core.shading import SCREEN_TEXTURES
@@ -42,6 +42,8 @@ GD3_SYNTAX = {
     'const = "…" % […]': "a constant holding a `%` format: Godot 4 does not fold it into a constant expression",
     "node name as NodePath": "`has_node(child.name)`: a Node's name is a StringName in Godot 4, which `has_node`/"
                              "`get_node` take only as a NodePath (`NodePath(child.name)`)",
+    "is <expression>": "`x is get_script()`: Godot 3 tested against any script value, Godot 4's `is` takes a "
+                       "type name only (`is_instance_of(x, value)`)",
     "var parameter": "`var` before a parameter (`func f(var x)`): Godot 3 accepted it, Godot 4 rejects it",
     "narrowed input callback": "an input callback whose event parameter is typed narrower than InputEvent: Godot 4 "
                                "wants the parent's signature (`event: InputEvent`)",
@@ -227,6 +229,13 @@ class EvidenceJudge:
             return [Marker("3", text, "the game draws random numbers and never calls randomize(): Godot 3 gave it "
                                       "the same numbers at every run, Godot 4 randomizes them at start (the "
                                       "script that runs first seeds them as Godot 3 did)", 0.8)] if godot3 else []
+        if source == "shim":  # a script using Godot 3's interactive loading
+            return [Marker("3", text, f"the script uses Godot 3's `{text}`, which Godot 4 removed (the script gets "
+                                      "a class of that name over Godot 4's threaded loading)", 0.85)] if godot3 else []
+        if source == "emulated_signal":  # a dialog script using its own `popup_hide`
+            return [Marker("3", text, f"the script's dialog uses its own `{text}` signal: Godot 3's dialogs were "
+                                      "Popups, Godot 4's are Windows without it (the script declares it and emits "
+                                      "it when hidden, as Godot 3 did)", 0.85)] if godot3 else []
         if source == "parent_callback":  # the parent script's `_ready` too: Godot 4 calls only this one
             return [Marker("3", text, f"`{text}()` overrides the parent script's: Godot 3 called both, Godot 4 only "
                                       "this one unless it calls super()", 0.85)] if godot3 else []
@@ -251,6 +260,10 @@ class EvidenceJudge:
         if source == "type" and text == "Popup" and godot3:
             return [Marker("3", text, "a value typed `Popup` in a Godot 3 project: Godot 3's dialogs were Popups, "
                                       "Godot 4's are Windows (a dialog passed there fails to compile)", 0.75)]
+        if source in ("type", "extends") and text in WHOLE_RENAMED and godot3:
+            return [Marker("3", text, f"a value typed `{text}` in a Godot 3 project: Godot 4 kept the name for a wider "
+                                      f"base without its members; Godot 3's `{text}` is Godot 4's "
+                                      f"`{self.surface.class4(text) or text}`", 0.8)]
         if source == "extends" and text == "Viewport" and godot3:
             return [Marker("3", text, "`extends Viewport` in a Godot 3 project: the script goes with its scene's "
                                       "Viewport node, a SubViewport in Godot 4 (whose `size` the script sets)", 0.8)]
@@ -385,7 +398,8 @@ class EvidenceJudge:
         builtin = s.renames.get("builtin_type", {})  # PoolStringArray -> PackedStringArray
         c3 = cls if s.has_class("3", cls) else next(
             (old for old, new in itertools.chain(s.class_renames.items(), builtin.items()) if new == cls), None)
-        c4 = cls if s.has_class("4", cls) else s.class_renames.get(cls) or builtin.get(cls) or s.scene_classes.get(cls)
+        c4 = cls if s.has_class("4", cls) and cls not in WHOLE_RENAMED else \
+            s.class_renames.get(cls) or builtin.get(cls) or s.scene_classes.get(cls)  # a Texture is a Texture2D
         return (c3 if c3 and s.has_class("3", c3) else None), (c4 if c4 and s.has_class("4", c4) else None)
 
     def _member_markers(self, cls: str, member: str, kinds: tuple[str, ...] | None = None,
@@ -754,7 +768,9 @@ _OBJECT_SIGNAL_CALLS = {"connect", "disconnect", "is_connected"}
 # Methods both references document whose Godot 3 result Godot 4 returns as another type (the api_diff
 # "signature changed" row): in a Godot 3 project, a call of one on its class is written for the old result.
 _RESULT_CHANGED = {("TreeItem", "get_children"): ("the first child", "an Array of them", "get_first_child()"),
-                   ("Viewport", "get_size"): ("a Vector2", "a Vector2i", "Vector2(get_size())")}
+                   ("Viewport", "get_size"): ("a Vector2", "a Vector2i", "Vector2(get_size())"),
+                   ("Image", "get_size"): ("a Vector2", "a Vector2i", "Vector2(get_size())"),
+                   ("BitMap", "get_size"): ("a Vector2", "a Vector2i", "Vector2(get_size())")}
 
 
 def _in_godot3_project(cues) -> bool:

@@ -11,9 +11,16 @@ import re
 
 import tree_sitter as ts
 
-from gd_assets.core.cues import PARENT_AFTER_CALLBACKS, PARENT_FIRST_CALLBACKS, parent_callback, seed_anchor
+from gd_assets.core.cues import (
+    PARENT_AFTER_CALLBACKS,
+    PARENT_FIRST_CALLBACKS,
+    parent_callback,
+    popup_hide_host,
+    seed_anchor,
+    shims_of,
+)
 from gd_assets.core.receivers import UNKNOWN
-from gd_assets.core.rewrite.tree import args_of, text_of
+from gd_assets.core.rewrite.tree import args_of, receiver_start, text_of
 from gd_assets.core.slicing import descendants
 
 UPGRADE_CHANGES = "docs:4:page:tutorials/migrating/upgrading_to_godot_4#updating-scripts-to-take-backwards-incompatible-changes-into-account"
@@ -35,6 +42,46 @@ _KINEMATIC = ("KinematicBody2D", "KinematicBody")
 # Godot 3's global random generator started from RandomPCG's default seed 12047754176567800795 (as GDScript's
 # signed int): seeding Godot 4's with it gives the same randi(), randf(), rand_range() and shuffle()
 GODOT3_RANDOM_SEED = -6398989897141750821
+# Godot 3 classes Godot 4 removed, written over Godot 4's API as an inner class of the script that uses them
+# (a tab is one level of the script's own indentation)
+SHIMS = {"ResourceInteractiveLoader": """\
+class ResourceInteractiveLoader:
+	# Godot 3's interactive loading over Godot 4's threaded loading: poll() is OK until the resource is loaded,
+	# then ERR_FILE_EOF; the stages are its progress in hundredths
+	var path: String
+	var _progress := [0.0]
+	var _resource: Resource = null
+
+	func _init(resource_path: String, type_hint: String = "") -> void:
+		path = resource_path
+		ResourceLoader.load_threaded_request(resource_path, type_hint)
+
+	func poll() -> int:
+		if _resource != null:
+			return ERR_FILE_EOF
+		var status := ResourceLoader.load_threaded_get_status(path, _progress)
+		if status == ResourceLoader.THREAD_LOAD_LOADED:
+			_resource = ResourceLoader.load_threaded_get(path)
+			return ERR_FILE_EOF
+		return OK if status == ResourceLoader.THREAD_LOAD_IN_PROGRESS else ERR_CANT_ACQUIRE_RESOURCE
+
+	func wait() -> int:
+		if _resource == null:
+			_resource = ResourceLoader.load_threaded_get(path)
+		return ERR_FILE_EOF if _resource != null else ERR_CANT_ACQUIRE_RESOURCE
+
+	func get_resource() -> Resource:
+		return _resource
+
+	func get_stage() -> int:
+		return 100 if _resource != null else int(_progress[0] * 100)
+
+	func get_stage_count() -> int:
+		return 100
+"""}
+_POPUP_HIDE = ("signal popup_hide  # Godot 3's dialogs were Popups with this signal; Godot 4's are Windows\n"
+               "func _notification(what: int) -> void:\n"
+               "{i}if what == NOTIFICATION_VISIBILITY_CHANGED and not visible:\n{i}{i}popup_hide.emit()")
 _SEED_NOTE = "# Godot 3 started the global random generator from one fixed seed; Godot 4 randomizes it at start"
 
 
@@ -187,7 +234,7 @@ class BehaviourRules:
                 not self._godot3_code():
             return False
         base = self.render_until(chain, call)
-        self.edit(chain.start_point, call.end_point, f"({base} - {self._atomic(args[0])}).angle()", "angle_to_point",
+        self.edit(receiver_start(chain), call.end_point, f"({base} - {self._atomic(args[0])}).angle()", "angle_to_point",
                   self._doc_cite("4", "Vector2", "angle_to_point"), 0.9)
         return True
 
@@ -372,8 +419,43 @@ class BehaviourRules:
         else:
             self.edit(node.end_point, node.end_point, f"\n\n\n{init}", "random_seed", self._seed_cite(), 0.85)
 
+    # -- a Godot 3 dialog's `popup_hide`: Godot 4's dialogs are Windows without it ------------------------
+
+    def _after_headers(self, node: ts.Node) -> None:
+        """What a script gets after its last header line (`extends`, `class_name`): its dialog's `popup_hide`, the
+        Godot 3 classes it uses that Godot 4 removed, as inner classes of its own."""
+        if node.parent is None or node.parent.type != "source" or not self._godot3_code():
+            return
+        later = node.next_named_sibling
+        while later is not None:
+            if later.type in ("extends_statement", "class_name_statement"):
+                return  # the last header line takes it
+            later = later.next_named_sibling
+        self._popup_hide_after(node)
+        for shim in shims_of(self.scope):
+            body = SHIMS[shim].replace("\t", self.scope.script.indent)
+            self.edit(node.end_point, node.end_point, "\n\n\n" + body.rstrip("\n"), "godot3_class_shim",
+                      {"table": "docs_chunks", "id": "docs:4:ResourceLoader.method.load_threaded_request",
+                       "title": "ResourceLoader.load_threaded_request (Godot 4 method)"}, 0.8)
+
+    def _popup_hide_after(self, node: ts.Node) -> None:
+        """`signal popup_hide` and a `_notification` that emits it when the dialog hides, as Godot 3's Popup did
+        (its connections, tests and scene links then work as they did)."""
+        if not popup_hide_host(self.scope):
+            return
+        cite = {"table": "docs_chunks", "id": "docs:3:Popup.signal.popup_hide", "title": "Popup.popup_hide (Godot 3 signal)"}
+        if "_notification" in self.scope.script.members:
+            self.manual_item(node, "popup_hide", "popup_hide: Godot 4's dialogs are Windows, without this signal",
+                             "declare `signal popup_hide` and emit it from _notification() on "
+                             "NOTIFICATION_VISIBILITY_CHANGED when the dialog is no longer visible", cite)
+            return
+        self.edit(node.end_point, node.end_point, "\n\n" + _POPUP_HIDE.format(i=self.scope.script.indent),
+                  "popup_hide_signal", cite, 0.85)
+
     def on_extends_statement(self, node: ts.Node) -> None:
         self._seed_around(node)
+        if node.parent is not None and node.parent.type == "source":
+            self._after_headers(node)
         target = node.named_children[0] if node.named_children else None
         if target is not None and text_of(target) == "Tween" and self._godot3_code():
             self.manual_item(node, "tween", "`extends Tween`: Godot 4's Tween is no node",
@@ -386,6 +468,7 @@ class BehaviourRules:
     def on_class_name_statement(self, node: ts.Node) -> None:
         super().on_class_name_statement(node)
         self._seed_around(node)
+        self._after_headers(node)
 
     def _calls_parent(self, body: ts.Node, name: str) -> bool:
         """Whether the body calls the parent's method already: Godot 3's `.name()`, Godot 4's `super`."""

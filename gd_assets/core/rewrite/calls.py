@@ -6,7 +6,7 @@ import re
 
 import tree_sitter as ts
 
-from gd_assets.core.cues import node_name_argument
+from gd_assets.core.cues import node_name_argument, popup_hide_host, shims_of
 from gd_assets.core.receivers import OTHER, PROJECT, UNKNOWN, is_engine
 from gd_assets.core.rewrite.tree import IDENT, args_of, receiver_start, string_value, text_of
 from gd_assets.core.rewrite.window import VIEWPORT_SIZE_CITE
@@ -113,8 +113,9 @@ class CallRules:
             renamed, _ = self.signal_name(signal, holder)
             cls = self.engine_class(holder) if renamed == signal else None
             owner3 = self.rules.surface.gone(cls, signal, "signal") if cls else None
-            if owner3 is not None:
-                self.note_gone(args[0], "signal", owner3, signal, inside_edit=True)
+            if owner3 is not None and not (signal == "popup_hide" and popup_hide_host(self.scope) and
+                                          holder == self.scope.self_type()):
+                self.note_gone(args[0], "signal", owner3, signal, inside_edit=True)  # (the script declares that one)
             new = f"{renamed}.{method}({', '.join([callable_, *rest])})"
             if self._function_of(holder, renamed):  # `func mouse_exited()` beside Area2D's signal
                 quoted = '"' + renamed + '"'
@@ -134,7 +135,7 @@ class CallRules:
         if args[0].type not in ("identifier", "attribute", "call", "get_node", "subscript"):
             target = f"({target})"
         rest = ", ".join(self.render(a) for a in args[1:])
-        self.edit(chain.start_point if chain is not None else call.start_point, call.end_point,
+        self.edit(receiver_start(chain) if chain is not None else call.start_point, call.end_point,
                   f"{target}.add_sibling({rest})", "add_sibling",
                   self.rules.cite("map:rename:function:add_child_below_node"), 0.9)
         return True
@@ -296,6 +297,36 @@ class CallRules:
             return False
         self._drop_statement(statement, "image_lock_removed", "image_lock")
         return True
+
+    def call_viewport_set_usage(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`VisualServer.viewport_set_usage(vp, usage)` goes: Godot 3's GLES3 hint (2D only, no HDR) has no Godot 4
+        counterpart; Godot 4's renderer sets up a viewport for what it draws. `viewport_set_vflip(vp, true)` goes
+        too: Godot 3 flipped a render target so that its read-back came out upright, which Godot 4's is."""
+        statement = self._statement_of(call, chain)
+        if owner != "VisualServer" or statement is None:
+            return False
+        name = text_of(call.children[0])
+        self._drop_statement(statement, name.replace("viewport_set_", "viewport_") + "_removed",
+                             f"map:diff:method:VisualServer.{name}")
+        return True
+
+    call_viewport_set_vflip = call_viewport_set_usage
+
+    def call_texture_get_data(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`VisualServer.texture_get_data(t)` -> `RenderingServer.texture_2d_get(t)`, and
+        `texture_create_from_image(image, flags)` -> `texture_2d_create(image)`: Godot 4 names the 2D texture
+        calls apart and dropped the flags (filtering and repeat belong to the material now)."""
+        args = args_of(call)
+        if owner != "VisualServer" or chain is None or not args:
+            return False
+        new = {"texture_get_data": "texture_2d_get", "texture_create_from_image": "texture_2d_create"}[
+            text_of(call.children[0])]
+        self.replace(call, f"{new}({self.render(args[0])})", "texture_2d_call",
+                     {"table": "docs_chunks", "id": f"docs:4:RenderingServer.method.{new}",
+                      "title": f"RenderingServer.{new} (Godot 4 method)"}, 0.85)
+        return True
+
+    call_texture_create_from_image = call_texture_get_data
 
     def call_parse(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         if owner != "JSON" or chain is None or text_of(chain.children[0]) != "JSON":
@@ -637,6 +668,31 @@ class CallRules:
         new = f"Vector2.from_angle({self.render(args[1])}) * {self.render(args[0])}"
         bare = call.parent is not None and call.parent.type in _BARE_VALUE_PARENTS
         self.replace(call, new if bare else f"({new})", "polar2cartesian", self.rules.cite("polar2cartesian"), 0.9)
+        return True
+
+    def call_load_interactive(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`ResourceLoader.load_interactive(path)` -> `ResourceInteractiveLoader.new(path)`: the script's own class of
+        Godot 3's name over Godot 4's threaded loading (behaviour.SHIMS), with the same poll()/get_resource()."""
+        args = args_of(call)
+        if owner != "ResourceLoader" or chain is None or not args or len(args) > 2 or \
+                "ResourceInteractiveLoader" not in shims_of(self.scope):
+            return False
+        self.replace(chain, f"ResourceInteractiveLoader.new({', '.join(self.render(a) for a in args)})",
+                     "interactive_loader", {"table": "docs_chunks",
+                                            "id": "docs:4:ResourceLoader.method.load_threaded_request",
+                                            "title": "ResourceLoader.load_threaded_request (Godot 4 method)"}, 0.8)
+        return True
+
+    def call_validate_json(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`validate_json(text)` -> `("" if JSON.new().parse(text) == OK else "Invalid JSON")`: Godot 3's global
+        returned "" for valid JSON and an error message otherwise; Godot 4 asks a JSON instance (`parse()` is an
+        Error). Only the message's wording differs (Godot 4's: `JSON.get_error_message()`)."""
+        args = args_of(call)
+        if chain is not None or len(args) != 1 or self.is_project_name("validate_json"):
+            return False
+        self.replace(call, f'("" if JSON.new().parse({self.render(args[0])}) == OK else "Invalid JSON")',
+                     "validate_json", {"table": "docs_chunks", "id": "docs:4:JSON.method.parse",
+                                       "title": "JSON.parse (Godot 4 method)"}, 0.85)
         return True
 
     def call_ColorN(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:

@@ -8,7 +8,7 @@ import re
 
 import tree_sitter as ts
 
-from gd_assets.core.rewrite.tree import args_of, bare_reference, text_of
+from gd_assets.core.rewrite.tree import args_of, bare_reference, receiver_start, text_of
 
 _NUMBER = re.compile(r"^-?\d+(\.\d*)?$")
 _SWAPPED = {"*=": "/=", "/=": "*="}
@@ -55,11 +55,12 @@ class CameraRules:
                                  "Godot 4 inverted zoom: set the whole vector to its reciprocal "
                                  "(`zoom = Vector2(1.0 / x, zoom.y)`)", self._camera_cite())
                 return True
-            self.edit(chain.start_point, whole_end, f"(Vector2.ONE / {base + '.' if base else ''}zoom)",
+            self.edit(receiver_start(chain), whole_end, f"(Vector2.ONE / {base + '.' if base else ''}zoom)",
                       "camera_zoom", self._camera_cite(), 0.85)
             return True
         whole = chain if chain is not None else node
-        text = self.render(whole)
+        start = receiver_start(whole) if chain is not None else node.start_point  # `a < (b.camera).zoom`
+        text = self.render_span(start, whole.end_point)
         statement = whole.parent
         cite = self._camera_cite()
         if statement is not None and statement.type in ("assignment", "augmented_assignment") and \
@@ -76,7 +77,7 @@ class CameraRules:
                 return True
             self.replace(value, self._camera_inverse(value), "camera_zoom", cite, 0.9)
             return True
-        self.edit(whole.start_point, whole.end_point, f"(Vector2.ONE / {text})", "camera_zoom", cite, 0.85)
+        self.edit(start, whole.end_point, f"(Vector2.ONE / {text})", "camera_zoom", cite, 0.85)
         return True
 
     def _camera_inverse(self, value: ts.Node) -> str:

@@ -6,7 +6,7 @@ import re
 
 import tree_sitter as ts
 
-from gd_assets.core.rewrite.tree import args_of, text_of
+from gd_assets.core.rewrite.tree import args_of, receiver_start, text_of
 
 ACCESS = {"File": "FileAccess", "Directory": "DirAccess"}
 OPENERS = {"open", "open_encrypted", "open_encrypted_with_pass", "open_compressed"}
@@ -50,7 +50,7 @@ class FileRules:
             return False
         target = STATIC_USES[text_of(parts[2].children[0])]
         cls, member = target.split(".")
-        self.edit(chain.start_point, parts[2].children[0].end_point, target, "file_access",  # its arguments stay
+        self.edit(receiver_start(chain), parts[2].children[0].end_point, target, "file_access",  # its arguments stay
                   {"table": "docs_chunks", "id": f"docs:4:{cls}.method.{member}", "title": f"{cls}.{member} (Godot 4 method)"},
                   0.85)
         return True

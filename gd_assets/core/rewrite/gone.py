@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from gd_assets.core.rewrite.tree import args_of, text_of
+from gd_assets.core.cues import shims_of
+from gd_assets.core.rewrite.tree import args_of, receiver_start, text_of
 
 # RigidBody's Godot 3 mode -> the Godot 4 properties that say the same ({c}: the body's Godot 4 class).
 RIGID_MODES = {"MODE_RIGID": ("freeze = false",), "MODE_STATIC": ("freeze_mode = {c}.FREEZE_MODE_STATIC", "freeze = true"),
@@ -26,6 +27,8 @@ class GoneRules:
     def gone_member(self, node: ts.Node, kind: str, name: str, receiver: str) -> None:
         """`name` of `kind` read on engine class `receiver`, with no rename: an accessor, a scene-property row,
         or a note for the manual item made once the fragment is walked."""
+        if receiver in shims_of(self.scope):
+            return  # the script's own class of that name has it
         surface = self.rules.surface
         owner3 = surface.gone(receiver, name, kind)
         if owner3 is None and kind == "property":  # `Environment.SSAO_BLUR_1x1`: a constant not in capitals
@@ -82,7 +85,7 @@ class GoneRules:
         new = (f"NavigationServer{dim.upper()}.map_get_path({base}get_world_{dim}().navigation_map, "
                f"{self.render(args[0])}, {self.render(args[1])}, {optimize})")
         cite = self.rules.cite(f"map:diff:class:{owner}") or self.rules.cite(f"map:answer:{owner}.*")
-        self.edit(chain.start_point if chain is not None else call.start_point, call.end_point, new,
+        self.edit(receiver_start(chain) if chain is not None else call.start_point, call.end_point, new,
                   "navigation_path", cite, 0.85)
         return True
 
@@ -148,7 +151,7 @@ class GoneRules:
             chain = node.parent if node.parent is not None and node.parent.type == "attribute" else node
             before, after = {"reciprocal": ("(1.0 / ", ")"), "not": ("(not ", ")")}.get(
                 rule, ("(", f" == {rule.removeprefix('true_to:')})"))
-            self.edit(chain.start_point, chain.start_point, before, edit_rule, cite, 0.85)
+            self.edit(receiver_start(chain), receiver_start(chain), before, edit_rule, cite, 0.85)
             self.edit(node.end_point, node.end_point, after, edit_rule, cite, 0.85)
             return True
         value = statement.children[-1]

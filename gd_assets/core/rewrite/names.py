@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from gd_assets.core.cues import signal_use, value_used
+from gd_assets.core.cues import WHOLE_RENAMED, shims_of, signal_use, value_used
 from gd_assets.core.receivers import is_engine, is_project
 from gd_assets.core.rewrite.rules import MOVED_SETTERS
-from gd_assets.core.rewrite.tree import args_of, text_of
+from gd_assets.core.rewrite.tree import args_of, receiver_start, text_of
 
 # Godot 3 flags that became enums in Godot 4, by the Godot 4 name: (the value for true, for false)
 BOOL_TO_ENUM = {"autowrap_mode": ("TextServer.AUTOWRAP_WORD_SMART", "TextServer.AUTOWRAP_OFF"),
@@ -86,6 +86,8 @@ class NameRules:
                 self._member(node, "property", name, owner)
 
     def _class_name(self, node: ts.Node, name: str) -> bool:
+        if name in shims_of(self.scope):
+            return True  # the script's own class of that name (behaviour.SHIMS)
         if name == "Popup" and self._popup_type(node):
             return True
         if name in ("File", "Directory", "Tween") and node.parent is not None and node.parent.type == "attribute":
@@ -107,6 +109,10 @@ class NameRules:
                 self.rules.surface.class4(name) is None and (self.scope is None or self.scope.class_type(name) in (None, name)):
             self.note_gone(node, "class", name, name)
             return True
+        if row is not None and name in WHOLE_RENAMED and self._type_position(node) and not self.is_project_name(name) \
+                and (self.scope is None or self.scope.class_type(name) in (None, name)):
+            self.replace(node, row.new, "class_rename", row.cite(), 0.9)  # `t: Texture` -> `t: Texture2D`
+            return True
         if row is None or self.is_project_name(name) or name in ("File", "Directory", "Tween") or (
                 self.rules.surface.has_class("4", name) and not (extends and name == "Viewport")):
             # `Viewport`, `Texture`: Godot 4 still has the class (a base of the renamed one); a script that
@@ -116,6 +122,19 @@ class NameRules:
             return False
         self.replace(node, row.new, "class_rename", row.cite(), 0.95)
         return True
+
+    @staticmethod
+    def _type_position(node: ts.Node) -> bool:
+        """`x: T`, `-> T`, `extends T`, `x is T`, `x as T`, `export(T)`: where a name stands for a type."""
+        parent = node.parent
+        if parent is None:
+            return False
+        if parent.type == "type":
+            return True
+        if parent.type == "binary_operator":
+            return parent.children[-1].id == node.id and text_of(parent.children[1]) in ("is", "as")
+        return parent.type == "arguments" and parent.parent is not None and \
+            parent.parent.type == "export_variable_statement" and parent.named_children[0].id == node.id
 
     def _constructed_subclass(self, node: ts.Node, name: str, new: str) -> bool:
         """`Light2D.new()`: Godot 4 kept the name for an abstract base of the class the map renames it to, so
@@ -258,7 +277,7 @@ class NameRules:
         if target.endswith("()") and first.type == "identifier" and written and first is chain.children[-1] and \
                 text_of(parent.children[1]) == "=" and (cls, name) in MOVED_SETTERS:
             value = parent.children[-1]   # `OS.clipboard = t` -> `DisplayServer.clipboard_set(t)`: two edits, so
-            self.edit(chain.start_point, value.start_point, f"{MOVED_SETTERS[cls, name]}(", "member_moved", cite, 0.9)
+            self.edit(receiver_start(chain), value.start_point, f"{MOVED_SETTERS[cls, name]}(", "member_moved", cite, 0.9)
             self.edit(value.end_point, value.end_point, ")", "member_moved", cite, 0.9)  # the value keeps its own
             return True
         if target.endswith("()") and (first.type != "identifier" or written):
@@ -310,6 +329,9 @@ class NameRules:
         receiver = self.engine_receiver(owner)
         if receiver is False:
             return
+        if kind == "property" and name == "playing" and receiver in ("AnimatedSprite", "AnimatedSprite3D") and \
+                self._sprite_playing(node, receiver):
+            return
         row = self.rules.member_rename(kind, name, receiver or None)
         if row is None:
             if receiver and not (kind == "method" and self._accessor_call(node, name, receiver)):
@@ -322,6 +344,32 @@ class NameRules:
             scene_row = self.rules.scene_property(receiver, name)
             if scene_row is not None and scene_row.new == row.new:
                 self.value_rule(node, scene_row)
+
+    def _sprite_playing(self, node: ts.Node, cls: str) -> bool:
+        """`sprite.playing = true` -> `sprite.play()` (`false`: `pause()`, which keeps the frame as Godot 3 did);
+        a read -> `sprite.is_playing()`: Godot 4's AnimatedSprite2D has no `playing` property."""
+        chain = node.parent if node.parent is not None and node.parent.type == "attribute" else None
+        if chain is not None and chain.children[-1].id != node.id:
+            return False
+        prefix = self.render_until(chain, node) + "." if chain is not None else ""
+        whole = chain if chain is not None else node
+        cls4 = "AnimatedSprite2D" if cls == "AnimatedSprite" else cls
+        cite = lambda m: {"table": "docs_chunks", "id": f"docs:4:{cls4}.method.{m}",  # noqa: E731
+                          "title": f"{cls4}.{m} (Godot 4 method)"}
+        statement = self._assignment_of(node)
+        if statement is None:
+            self.edit(receiver_start(whole) if chain is not None else whole.start_point, whole.end_point,
+                      f"{prefix}is_playing()", "sprite_playing", cite("is_playing"), 0.85)
+            return True
+        if statement.type != "assignment" or text_of(statement.children[1]) != "=" or \
+                statement.parent is None or statement.parent.type != "expression_statement":
+            return False
+        value = text_of(statement.children[-1]).strip()
+        new = {"true": f"{prefix}play()", "false": f"{prefix}pause()"}.get(
+            value, f"{prefix}play() if ({self.render(statement.children[-1])}) else {prefix}pause()")
+        self.edit(receiver_start(whole) if chain is not None else whole.start_point, statement.end_point, new,
+                  "sprite_playing", cite("play" if value != "false" else "pause"), 0.85)
+        return True
 
     def _bool_to_enum(self, node: ts.Node, row) -> None:
         """`label.autowrap = on` -> `label.autowrap_mode = <mode> if on`: Godot 4 turned the flag into an enum."""

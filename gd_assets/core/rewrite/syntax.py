@@ -9,6 +9,7 @@ import tree_sitter as ts
 from gd_assets.core.cues import (
     VARIANT_RESULTS,
     enum_missing_commas,
+    is_of_value,
     mixed_dictionary,
     mixed_indents,
     narrowed_event,
@@ -16,7 +17,7 @@ from gd_assets.core.cues import (
     variant_result_calls,
 )
 from gd_assets.core.overrides import shadow_of
-from gd_assets.core.receivers import UNKNOWN
+from gd_assets.core.receivers import UNKNOWN, is_engine
 from gd_assets.core.rewrite.rules import PAUSE_TO_PROCESS
 from gd_assets.core.rewrite.tree import IDENT, args_of, string_value, text_of
 from gd_assets.core.slicing import descendants
@@ -43,6 +44,20 @@ def _is_check(statement: ts.Node) -> bool:
         return True
     call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
     return call is not None and call.type == "call" and text_of(call.children[0]) in ("assert", "print", "push_warning")
+
+
+def _function_state_test(test: ts.Node) -> tuple[ts.Node, str] | None:
+    """(`r is GDScriptFunctionState`, `r`) in an `if`/`while` test, alone or with `and` (`... and r.is_valid()`)."""
+    while test.type == "parenthesized_expression" and test.named_children:
+        test = test.named_children[0]
+    if test.type != "binary_operator" or len(test.children) != 3:
+        return None
+    op = text_of(test.children[1])
+    if op == "is" and text_of(test.children[2]) == "GDScriptFunctionState" and test.children[0].type == "identifier":
+        return test, text_of(test.children[0])
+    if op in ("and", "&&"):
+        return _function_state_test(test.children[0]) or _function_state_test(test.children[2])
+    return None
 
 
 def _unwrapped(text: str) -> str:
@@ -82,7 +97,8 @@ class SyntaxRules:
             name = text_of(node.children[1])  # the parent's method: owned along the parent's chain
             parent = self.scope.resolve(script.extends) if script.extends else UNKNOWN
             owner = self.scope.owner(parent, name)
-            self.override_call(node.children[1], owner, name)
+            if not self.override_call(node.children[1], owner, name) and is_engine(owner):
+                self._member(node.children[1], "method", name, owner)  # `.update()` -> `super.queue_redraw()`
             self.await_coroutine(node, owner, name)  # `return .run()` of a parent's coroutine
 
     def on_string(self, node: ts.Node) -> None:
@@ -422,7 +438,13 @@ class SyntaxRules:
 
     def on_binary_operator(self, node: ts.Node) -> None:
         """`a and !(r is GDScriptFunctionState)` -> `a`: Godot 4 has no function state (the caller awaits a
-        coroutine, as the await rules make it), so the negated test always holds."""
+        coroutine, as the await rules make it), so the negated test always holds. `x is get_script()` ->
+        `is_instance_of(x, get_script())`: Godot 4's `is` takes a type name only."""
+        if is_of_value(node):
+            self.replace(node, f"is_instance_of({self.render(node.children[0])}, {self.render(node.children[2])})",
+                         "is_instance_of", {"table": "docs_chunks", "id": "docs:4:@GDScript.method.is_instance_of",
+                                            "title": "@GDScript.is_instance_of (Godot 4 function)"}, 0.9)
+            return
         if len(node.children) != 3 or text_of(node.children[1]) not in ("and", "&&"):
             return
         left, right = node.children[0], node.children[2]
@@ -440,41 +462,55 @@ class SyntaxRules:
 
     def _function_state(self, node: ts.Node) -> None:
         """`var r = f()` + `while r is GDScriptFunctionState: r = yield(r, "completed")` -> `var r = await f()`:
-        Godot 4 has no function state; a coroutine's caller awaits it."""
+        Godot 4 has no function state (a coroutine called without `await` is an error there), so its caller
+        awaits it. A test whose block does more than wait reads `false` (the wait happened at the call), and
+        what that block did while the coroutine ran is left to people."""
         named = node.named_children
-        test = named[0] if named else None
-        if test is None or test.type != "binary_operator" or len(test.children) != 3 or \
-                text_of(test.children[1]) != "is" or text_of(test.children[2]) != "GDScriptFunctionState":
+        found = _function_state_test(named[0]) if named else None
+        if found is None:
             return
-        held = text_of(test.children[0])
-        body = next((c for c in node.children if c.type == "body"), None)
-        statements = [c for c in body.named_children if c.type != "comment"] if body is not None else []
-        checks = statements[:-1]  # `assert(false)`, `print(...)`, `pass` before the yield go with the loop
-        if not statements or any(c.type in ("elif_clause", "else_clause") for c in node.children) or not all(
-                _is_check(c) for c in checks):
-            return self._function_state_by_hand(node, held)
-        step = statements[-1].named_children[0] if statements[-1].named_children else statements[-1]
-        value = step.named_children[-1] if step.type == "assignment" else None
-        call = value.children[0] if value is not None and value.type == "call" else None
-        args = args_of(value) if call is not None else []
-        if step.type != "assignment" or text_of(step.named_children[0]) != held or call is None or \
-                text_of(call) != "yield" or len(args) != 2 or text_of(args[0]) != held or \
-                string_value(args[1]) != "completed":
-            return self._function_state_by_hand(node, held)
-        before = node.prev_named_sibling
-        asserted = []  # `assert(!(r is GDScriptFunctionState))` between the call and the loop
+        fs_test, held = found
+        cite = self.rules.cite("map:diff:class:GDScriptFunctionState") or self.rules.cite("yield")
+        before, asserted = node.prev_named_sibling, []  # `assert(!(r is GDScriptFunctionState))` before the loop
         while before is not None and (before.type == "comment" or _is_check(before) and
                                       "GDScriptFunctionState" in text_of(before)):
             asserted += [before] if before.type != "comment" else []
             before = before.prev_named_sibling
-        source = self._assigned_value(before, held)
-        if source is None or source.type not in ("call", "attribute") or text_of(source).startswith("await"):
-            return self._function_state_by_hand(node, held)
-        cite = self.rules.cite("map:diff:class:GDScriptFunctionState") or self.rules.cite("yield")
-        self.edit(source.start_point, source.start_point, "await ", "await_coroutine", cite, 0.85)
-        for statement in [*asserted, node]:
-            self.edit(statement.prev_sibling.end_point if statement.prev_sibling is not None else statement.start_point,
-                      statement.end_point, "", "await_coroutine", cite, 0.85)
+        source = None
+        while before is not None and source is None:  # the statement giving `held` its value, in this block
+            source = self._assigned_value(before, held)
+            before = before.prev_named_sibling
+        if source is not None and source.type in ("call", "attribute") and not text_of(source).startswith("await"):
+            self.edit(source.start_point, source.start_point, "await ", "await_coroutine", cite, 0.85)
+        elif source is not None and not text_of(source).startswith("await"):
+            source = None
+        if source is not None and self._only_waits(node, held):
+            for statement in [*asserted, node]:
+                self.edit(statement.prev_sibling.end_point if statement.prev_sibling is not None else
+                          statement.start_point, statement.end_point, "", "await_coroutine", cite, 0.85)
+            return
+        self.replace(fs_test, "false", "function_state", cite, 0.8)
+        self.manual_item(node, "coroutine", f"`{held} is GDScriptFunctionState`: Godot 4 has none",
+                         ("the call is awaited where it is made now, so this block, which ran while the coroutine "
+                          "waited, never runs: move what it did around that await") if source is not None else
+                         f"Godot 4 has no GDScriptFunctionState (a coroutine called without `await` is an error "
+                         f"there): await the call that gives `{held}` its value; this test reads false", cite)
+
+    @staticmethod
+    def _only_waits(node: ts.Node, held: str) -> bool:
+        """Whether the block under the test only waits for `held` (`r = yield(r, "completed")`, with checks)."""
+        body = next((c for c in node.children if c.type == "body"), None)
+        statements = [c for c in body.named_children if c.type != "comment"] if body is not None else []
+        if not statements or any(c.type in ("elif_clause", "else_clause") for c in node.children) or not all(
+                _is_check(c) for c in statements[:-1]):
+            return False
+        step = statements[-1].named_children[0] if statements[-1].named_children else statements[-1]
+        value = step.named_children[-1] if step.type == "assignment" else step
+        call = value.children[0] if value is not None and value.type == "call" else None
+        args = args_of(value) if call is not None else []
+        return (step.type != "assignment" or text_of(step.named_children[0]) == held) and call is not None and \
+            text_of(call) == "yield" and len(args) == 2 and text_of(args[0]) == held and \
+            string_value(args[1]) == "completed"
 
     @staticmethod
     def _assigned_value(statement: ts.Node | None, name: str) -> ts.Node | None:
@@ -491,8 +527,3 @@ class SyntaxRules:
                 text_of(inner.children[1]) == "=":
             return inner.named_children[-1]
         return None
-
-    def _function_state_by_hand(self, node: ts.Node, held: str) -> None:
-        self.manual_item(node, "coroutine", f"`{held} is GDScriptFunctionState`",
-                         "Godot 4 has no GDScriptFunctionState: await the coroutine where it is called",
-                         self.rules.cite("map:diff:class:GDScriptFunctionState"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from gd_assets.core.rewrite.tree import args_of, bare_reference, text_of
+from gd_assets.core.rewrite.tree import args_of, bare_reference, receiver_start, text_of
 
 LAYER = "0"
 _FLIPS = ("TileSetAtlasSource.TRANSFORM_FLIP_H", "TileSetAtlasSource.TRANSFORM_FLIP_V",
@@ -147,7 +147,7 @@ class TileMapRules:
             return False
         cell = self.render(args[0])
         base = self.render_until(chain, call) + "." if chain is not None and len(chain.children) >= 3 else ""
-        start = chain.start_point if base else call.start_point
+        start = receiver_start(chain) if base else call.start_point
         new = f"({base}map_to_local({cell}) - Vector2({base}tile_set.tile_size) / 2)"
         cite = self._tile_cite(name, "map_to_local")
         self.edit(start, call.end_point, new, "tilemap_map_to_local", cite, 0.85)
@@ -218,6 +218,6 @@ class TileMapRules:
                              f"set `{base}tile_set.tile_size` (a Vector2i) instead; it changes every TileMap sharing "
                              "that TileSet", cite)
             return True
-        self.edit(chain.start_point if chain is not None else node.start_point, node.end_point,
+        self.edit(receiver_start(chain) if chain is not None else node.start_point, node.end_point,
                   f"Vector2({base}tile_set.tile_size)", "tilemap_cell_size", cite, 0.85)
         return True

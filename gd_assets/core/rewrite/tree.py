@@ -103,7 +103,7 @@ class TreeEditor:
     def render_until(self, chain: ts.Node, member: ts.Node) -> str:
         """The text of an attribute chain up to (not including) `.member`."""
         parts = self._receiver_parts(chain, member)
-        return self.render_span(parts[0].start_point, parts[-1].end_point) if parts else ""
+        return self.render_span(receiver_start(chain), parts[-1].end_point) if parts else ""
 
     def wrap_vector2(self, chain: ts.Node, end: tuple[int, int], cite: dict) -> bool:
         """`Vector2(<receiver ... end>)`: a Godot 4 Vector2i read where Godot 3's code computed with a Vector2
@@ -242,6 +242,8 @@ class TreeEditor:
 def receiver_start(chain: ts.Node) -> tuple[int, int]:
     """Where a call chain's receiver really starts: tree-sitter-gdscript reads `a or b.c.f()` as
     `(a or b.c).f()` and `not b.c.f()` as `(not b.c).f()`, so the receiver is the operator's last operand."""
+    if not chain.children:
+        return chain.start_point
     first = chain.children[0]
     while first.type in ("binary_operator", "unary_operator") and first.children:
         first = first.children[-1]

@@ -18,7 +18,7 @@ import re
 import tree_sitter as ts
 
 from gd_assets.core.receivers import UNKNOWN
-from gd_assets.core.rewrite.tree import IDENT, args_of, string_value, text_of
+from gd_assets.core.rewrite.tree import IDENT, args_of, receiver_start, string_value, text_of
 
 _PROPERTY, _METHOD, _CALLBACK = "interpolate_property", "interpolate_method", "interpolate_callback"
 _LEFT = ("interpolate_deferred_callback", "follow_property", "follow_method", "targeting_property",
@@ -207,7 +207,7 @@ class TweenRules:
             if statement is not None:
                 self._drop_statement(statement, "tween_signal", "map:diff:method:Tween.interpolate_property")
             else:  # `var err = tween.connect(...)`: connected where each tween is made, so nothing fails here
-                self.edit(chain.start_point, call.end_point, "OK", "tween_signal", _tween_cite(), 0.85)
+                self.edit(receiver_start(chain), call.end_point, "OK", "tween_signal", _tween_cite(), 0.85)
             return True
         if receiver is not None and signal in ("tween_step", "tween_started"):
             self.manual_item(call, "tween", f"`{signal}` of a Tween node",
@@ -273,7 +273,7 @@ class TweenRules:
         variable = self._tween_made().get(receiver, receiver if IDENT.match(receiver) else None)
         if variable is None:
             return self._tween_left(call, chain, owner, name)
-        self.edit(chain.start_point, call.end_point, f"({variable} != null and {variable}.is_running())",
+        self.edit(receiver_start(chain), call.end_point, f"({variable} != null and {variable}.is_running())",
                   "tween_state", _tween_cite(), 0.85)
         return True
 

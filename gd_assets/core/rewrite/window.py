@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
+from gd_assets.core.receivers import is_project
 from gd_assets.core.rewrite.tree import args_of, text_of
 
 VIEWPORT_SIZE_CITE = {"table": "docs_chunks", "id": "docs:4:SubViewport.property.size",
@@ -189,9 +190,15 @@ class WindowRules:
     def window_self_call(self, callee: ts.Node, call: ts.Node, name: str) -> bool:
         """`get_global_mouse_position()` in a Popup or WindowDialog script: Godot 3's class was a Control,
         Godot 4's is a Window, a Viewport that answers for itself (`get_mouse_position()`, `gui_get_focus_owner()`,
-        its `position` and `size`). `update()` has no Window counterpart: left to people, untouched."""
+        its `position` and `size`). `update()` has no Window counterpart: a Window draws its own panel, so the
+        request goes where the script draws nothing of its own (no `_draw`); else it is left to people."""
         if name not in SELF_CALLS and name != "update" or args_of(call) or not self._window_script():
             return False
+        statement = call.parent if call.parent is not None and call.parent.type == "expression_statement" else None
+        if name == "update" and statement is not None and \
+                not is_project(self.scope.owner(self.scope.self_type(), "_draw")):
+            self._drop_statement(statement, "window_update_removed", "map:diff:method:CanvasItem.update")
+            return True
         if name == "update":
             self.manual_item(call, "window", "update() in a script whose class is a Window in Godot 4",
                              "a Window does not draw: redraw the Control inside it (queue_redraw())",
