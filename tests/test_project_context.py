@@ -82,6 +82,24 @@ def test_context_survives_its_rows():
     assert again.engine_version("player.gd") == "3"
 
 
+def test_what_the_rewrite_reads_of_a_script_survives_the_rows_too():
+    """A dialog's own signals, the Godot 3 classes a script gets as its own, its indentation and the scenes it
+    preloads in a cycle are rows too: a resumed rewrite reads them from the store."""
+    files = {"project.godot": 'config_version=4\n\n[autoload]\n\nTools="*res://tools.gd"\n',
+             "dialog.gd": ('extends AcceptDialog\n\nfunc _ready():\n    connect("popup_hide", self, "_x")\n'
+                           '    var l = ResourceLoader.load_interactive("res://a.tscn")\n'),
+             "tools.gd": 'extends Node\n\nvar pen = preload("res://pen.tscn")\n',
+             "pen.gd": "extends Node\n\nfunc _ready():\n\tprint(Tools.pen)\n",
+             "pen.tscn": ('[gd_scene load_steps=2 format=2]\n\n[ext_resource path="res://pen.gd" type="Script" id=1]'
+                          '\n\n[node name="Pen" type="Node"]\nscript = ExtResource( 1 )\n')}
+    ctx = context_of(files)
+    again = ProjectContext.from_rows(ctx.rows())
+    dialog = again.scripts["dialog.gd"]
+    assert dialog.self_signals == {"popup_hide"} and dialog.shims == {"ResourceInteractiveLoader"}
+    assert dialog.indent == "    " and again.scripts["pen.gd"].indent == "\t"
+    assert again.cyclic_preloads == {("tools.gd", "pen.tscn")} and again.version() == ctx.version()
+
+
 def test_the_surface_is_read_once_per_state_of_the_corpus_file(corpus_home, tmp_path):
     """The evidence step, the judge and the rewrite share one read of the corpus; a rebuilt corpus is read anew."""
     import shutil

@@ -830,3 +830,84 @@ def test_an_animated_sprites_playing_flag_becomes_its_godot_4_calls(rules):
     assert {e.evidence["id"] for e in edits if e.rule == "sprite_playing"} == {
         "docs:4:AnimatedSprite2D.method.play", "docs:4:AnimatedSprite2D.method.is_playing",
         "docs:4:AnimatedSprite2D.method.pause"}
+
+
+def test_a_point_query_is_built_before_its_statement(rules):
+    """Godot 4's intersect_point takes a PhysicsPointQueryParameters2D/3D, which excludes RIDs; two queries in
+    one function get two names, and exclusions in a variable are read as RIDs whatever they held."""
+    script = ('extends Area2D\n\nfunc f(ex):\n\tvar space: Physics2DDirectSpaceState = get_world_2d().direct_space_state\n'
+              '\tvar hits: Array = space.intersect_point(get_global_mouse_position(), 32, [self], 0x7FFFFFFF, true, true)\n'
+              '\tif space.intersect_point(position, 1, ex):\n\t\tpass\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "p.gd": script}, "p.gd")
+    assert judged["f"].migration_needed
+    assert ("\tvar point_query := PhysicsPointQueryParameters2D.new()\n\tpoint_query.position = get_global_mouse_position()\n"
+            "\tpoint_query.exclude = [self.get_rid()]\n\tpoint_query.collision_mask = 0x7FFFFFFF\n"
+            "\tpoint_query.collide_with_bodies = true\n\tpoint_query.collide_with_areas = true\n"
+            "\tvar hits: Array = space.intersect_point(point_query, 32)\n") in new
+    assert ("\tpoint_query1.exclude = ex.map(func(e): return e if e is RID else e.get_rid())\n"
+            "\tif space.intersect_point(point_query1, 1):\n") in new
+    assert {e.evidence["id"] for e in edits if e.rule == "intersect_point_query"} == {
+        "docs:4:PhysicsPointQueryParameters2D.class"}
+
+
+def test_a_block_whose_statements_all_go_keeps_a_pass(rules):
+    """Two rules may each remove one statement of the same block (a Tween node added, its signal connected):
+    Godot 4 refuses the empty block that would leave."""
+    script = ('extends Node\n\nvar _tween: Tween\n\nfunc _ready():\n\t_tween = Tween.new()\n\nfunc go():\n'
+              '\tif visible:\n\t\tadd_child(_tween)\n\t\t_tween.connect("tween_all_completed", self, "_done")\n'
+              '\t_tween.interpolate_property(self, "modulate:a", 1.0, 0.0, 0.1)\n\t_tween.start()\n\n'
+              'func _done():\n\tpass\n')
+    new, _, _, _ = migrate(rules, {**GODOT3, "t.gd": script}, "t.gd")
+    assert "\tif visible:\n\t\tpass\n" in new
+
+
+def test_a_project_enum_changed_at_run_time_stays_as_a_comment_left_to_people(rules):
+    """Godot 3's enums were Dictionaries a script could grow; Godot 4 refuses `merge()`/`erase()` on one (the
+    ports of such games commented the calls out). A String's `erase` keeps its own rule."""
+    files = {**GODOT3, "export.gd": ('extends Node\n\nenum FileFormat { PNG = 0, GIF = 1 }\n\nfunc add(name: String):\n'
+                                     '\tFileFormat.merge({name: 2})\n\tvar s = "abc"\n\ts.erase(0, 1)\n'),
+             "api.gd": 'extends Node\n\nfunc remove(key):\n\tif key:\n\t\tExport.FileFormat.erase(key)\n',
+             "project.godot": GODOT3["project.godot"] + '\n[autoload]\n\nExport="*res://export.gd"\n'}
+    new, _, manual, judged = migrate(rules, files, "export.gd")
+    assert judged["add"].migration_needed
+    assert "\tpass  # Godot 4's enums are constant: FileFormat.merge({name: 2})\n\tvar s = \"abc\"\n\ts = s.erase(0, 1)\n" in new
+    assert [m.start_line for m in manual if m.kind == "enum_constant"] == [6]
+    api, _, _, judged = migrate(rules, files, "api.gd")
+    assert judged["remove"].migration_needed
+    assert "\tif key:\n\t\tpass  # Godot 4's enums are constant: Export.FileFormat.erase(key)\n" in api
+
+
+def test_return_alone_in_a_function_typed_with_a_value_type_gives_its_empty_value(rules):
+    script = ('extends Node\n\nfunc f(x) -> bool:\n\tif x:\n\t\treturn\n\treturn true\n\n'
+              'func g() -> void:\n\treturn\n\nfunc h() -> Node:\n\treturn\n')
+    new, _, _, judged = migrate(rules, {**GODOT3, "r.gd": script}, "r.gd")
+    assert judged["f"].migration_needed and not judged["g"].migration_needed and not judged["h"].migration_needed
+    assert "\tif x:\n\t\treturn false\n" in new and "func g() -> void:\n\treturn\n" in new
+    assert "func h() -> Node:\n\treturn\n" in new  # an object type takes null in Godot 4 too
+
+
+def test_a_members_declared_type_wins_over_what_a_function_assigns_it(rules):
+    """`_warnings = []` in a function does not make a `PoolStringArray` member an Array."""
+    script = ('extends Node\n\nvar _warnings: PoolStringArray = []\n\nfunc check() -> String:\n\t_warnings = []\n'
+              '\t_warnings.append("x")\n\treturn _warnings.join(", ")\n')
+    new, _, _, judged = migrate(rules, {**GODOT3, "w.gd": script}, "w.gd")
+    assert judged["check"].migration_needed and '\treturn ", ".join(_warnings)\n' in new
+
+
+def test_a_preloaded_scene_whose_scripts_need_the_preloading_script_is_loaded_at_run_time(rules):
+    """An autoload that preloads a tool scene whose script reads the autoload: Godot 3 loaded it lazily, Godot 4
+    resolves preloads while compiling and fails on the cycle (the port of such a game made them `load()`)."""
+    files = {"project.godot": 'config_version=4\n\n[autoload]\n\nTools="*res://tools.gd"\n',
+             "tools.gd": ('extends Node\n\nvar pencil := preload("res://pencil.tscn")\nvar kinds = {"a": preload('
+                          '"res://pencil.tscn")}\nvar icon = preload("res://other.tscn")\n'
+                          'const PENCIL = preload("res://pencil.tscn")\n'),
+             "pencil.gd": 'extends Node\n\nfunc _ready():\n\tprint(Tools.kinds)\n',
+             "pencil.tscn": ('[gd_scene load_steps=2 format=2]\n\n[ext_resource path="res://pencil.gd" type="Script" '
+                             'id=1]\n\n[node name="Pencil" type="Node"]\nscript = ExtResource( 1 )\n'),
+             "other.tscn": '[gd_scene format=2]\n\n[node name="Other" type="Node"]\n'}
+    new, edits, manual, judged = migrate(rules, files, "tools.gd")
+    assert judged["var.pencil"].migration_needed
+    assert 'var pencil := load("res://pencil.tscn") as PackedScene\n' in new
+    assert 'var kinds = {"a": load("res://pencil.tscn")}\n' in new
+    assert 'var icon = preload("res://other.tscn")\n' in new  # no cycle through that one
+    assert [m.start_line for m in manual if m.kind == "cyclic_preload"] == [6]  # a constant cannot load()

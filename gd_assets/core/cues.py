@@ -9,12 +9,14 @@ and node types. The analysis request adds `Godot 3`, `Godot 4`, `migration` when
 from __future__ import annotations
 
 import itertools
+import posixpath
 import re
 from dataclasses import dataclass
 
 import tree_sitter as ts
 
 from gd_assets.core.overrides import overridden_anywhere, override_of, shadow_of
+from gd_assets.core.project_context import res_file
 from gd_assets.core.receivers import ANY_PROJECT, PROJECT, UNKNOWN, Scope, chain_receivers, fragment_locals
 from gd_assets.core.slicing import descendants, parse_gdscript, value_used
 
@@ -116,6 +118,59 @@ def shims_of(scope: Scope | None) -> list[str]:
     if scope is None or "::" in scope.scope or scope.script is None:
         return []
     return sorted(scope.script.shims)
+
+
+_ENUM_MUTATORS = ("merge", "erase", "clear")
+
+
+def mutated_enum(call: ts.Node, scope: Scope | None) -> bool:
+    """`FileFormat.merge({...})`, `Export.FileFormat.erase(k)`: a project enum grown or shrunk at run time.
+    Godot 3's enums were Dictionaries a script could change; Godot 4's are constant."""
+    chain = call.parent
+    if scope is None or call.type != "attribute_call" or chain is None or chain.type != "attribute" or \
+            _text(call.children[0]) not in _ENUM_MUTATORS:
+        return False
+    parts = [c for c in chain.children if c.type not in (".", "line_continuation", "comment")]
+    at = next((i for i, c in enumerate(parts) if c.id == call.id), 0)
+    if at == 0 or parts[at - 1].type != "identifier":
+        return False
+    name = _text(parts[at - 1])
+    if at == 1:
+        holder = scope.owner(scope.self_type(), name)
+    else:
+        holder = chain_receivers(chain, scope).get(parts[at - 1].id, UNKNOWN)
+    script = scope.context.scripts.get(holder[len(PROJECT):]) if holder.startswith(PROJECT) else None
+    return script is not None and script.members.get(name, ("",))[0] == "enum"
+
+
+# A typed function's empty value by its return type: Godot 3 let `return` alone end one (the caller got null),
+# Godot 4 refuses it; the type's own empty value is what a test or a sum of it read
+EMPTY_VALUES = {"bool": "false", "int": "0", "float": "0.0", "String": '""', "Array": "[]", "Dictionary": "{}",
+                "Vector2": "Vector2.ZERO", "Vector3": "Vector3.ZERO", "Color": "Color()", "Rect2": "Rect2()"}
+
+
+def bare_typed_return(node: ts.Node) -> str | None:
+    """The value a bare `return` in a function typed `-> bool` (etc.) must give in Godot 4, else None."""
+    if node.type != "return_statement" or node.named_children:
+        return None
+    function = node.parent
+    while function is not None and function.type not in ("function_definition", "lambda"):
+        function = function.parent
+    kind = function.child_by_field_name("return_type") if function is not None else None
+    return EMPTY_VALUES.get(_text(kind).strip()) if kind is not None else None
+
+
+def cyclic_preload(call: ts.Node, scope: Scope | None) -> bool:
+    """`preload("x.tscn")` of a scene whose scripts need this script to compile (project_context)."""
+    if scope is None or not scope.context.cyclic_preloads or call.type != "call" or \
+            _text(call.children[0]) != "preload":
+        return False
+    args = call.child_by_field_name("arguments") or next((c for c in call.children if c.type == "arguments"), None)
+    first = args.named_children[0] if args is not None and args.named_children else None
+    if first is None or first.type != "string":
+        return False
+    scene = res_file(scope.root, posixpath.dirname(scope.path), _text(first).strip("\"'"))
+    return (scope.path, scene) in scope.context.cyclic_preloads
 
 
 def popup_hide_host(scope: Scope | None) -> bool:
@@ -301,6 +356,12 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         engine = cues.scope.engine_class_of(cues.scope.self_type())
         if name is not None and engine is not None:  # a member a Godot 4 engine class may have taken
             cues.add(_text(name), "declared_member", engine)
+    if kind == "call" and cyclic_preload(node, cues.scope):
+        cues.add("cyclic preload", "syntax")
+    if kind == "return_statement" and bare_typed_return(node) is not None:
+        cues.add("return without a value", "syntax")
+    if kind == "attribute_call" and mutated_enum(node, cues.scope):
+        cues.add("enum changed at run time", "syntax")
     if kind == "binary_operator" and is_of_value(node):
         cues.add("is <expression>", "syntax")
     if kind == "dictionary" and mixed_dictionary(node):

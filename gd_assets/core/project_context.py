@@ -86,6 +86,9 @@ class ProjectContext:
     # Godot 3 started: its `_init`, else before its first function `func:name`, else after its last header
     # statement `extends` / `class_name`)
     random_seed_hosts: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # (script, scene) where the script preloads a scene whose scripts need the script itself to compile: Godot 3
+    # loaded preloads lazily, Godot 4 resolves them while compiling and fails on the cycle (load() breaks it)
+    cyclic_preloads: set[tuple[str, str]] = field(default_factory=set)
     _roots: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # path -> root_of(path)
 
     # -- lookups ---------------------------------------------------------------------------------
@@ -147,6 +150,8 @@ class ProjectContext:
             out.append(_row(shader, "shader_texture", texture, None, function))
         for root, (host, anchor) in self.random_seed_hosts.items():
             out.append(_row(host, "random_seed", root, None, anchor))
+        for script, scene in sorted(self.cyclic_preloads):
+            out.append(_row(script, "cyclic_preload", scene, None, None))
         for script in self.scripts.values():
             out.append(_row(script.scope, "script", script.root, None, None))
             if script.class_name:
@@ -200,6 +205,8 @@ class ProjectContext:
                 ctx.shader_textures[(row["scope"], row["name"])] = row["detail"]
             elif row["kind"] == "random_seed":
                 ctx.random_seed_hosts[row["name"]] = (row["scope"], row["detail"])
+            elif row["kind"] == "cyclic_preload":
+                ctx.cyclic_preloads.add((row["scope"], row["name"]))
             elif row["kind"] == "script":
                 ctx.scripts[row["scope"]] = Script(row["scope"], row["name"])
         for row in rows:
@@ -334,7 +341,56 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
     ctx._index()
     _awaiting_coroutines(ctx)
     _random_seed_hosts(ctx, files, main_scenes)
+    _cyclic_preloads(ctx, files, scenes)
     return ctx
+
+
+_PRELOAD_PATH = re.compile(r"""\bpreload\(\s*["']([^"'\n]+)["']\s*\)""")
+_CAPITALISED = re.compile(r"(?<![.\w])[A-Z]\w*")
+
+
+def _cyclic_preloads(ctx: ProjectContext, files: list[Mapping], scenes: dict[str, _Nodes]) -> None:
+    """Scenes a script preloads whose scripts (through the scenes they instance, the scripts those extend,
+    preload, or name by class_name or autoload) need that script to compile: Godot 4 refuses the cycle."""
+    codes = {f["path"]: "\n".join(line.split("#", 1)[0] for line in f["text"].split("\n"))
+             for f in files if f["kind"] == "gdscript"}
+    edges: dict[str, set[str]] = {}
+
+    def after(node: str) -> set[str]:
+        if node not in edges:
+            if node in scenes:
+                edges[node] = {n.script for n in scenes[node] if n.script} | \
+                              {n.instance for n in scenes[node] if n.instance}
+            elif node in codes:
+                root, base = ctx.root_of(node), posixpath.dirname(node)
+                found = {res_file(root, base, p) for p in _PRELOAD_PATH.findall(codes[node])}
+                script = ctx.scripts.get(node)
+                ext = (script.extends or "").strip() if script is not None else ""
+                if ext[:1] in "\"'" and ext:
+                    found.add(res_file(root, base, ext.strip("\"'")))
+                for word in set(_CAPITALISED.findall(codes[node])):
+                    target = ctx.class_names.get((root, word)) or ctx.autoloads.get((root, word))
+                    if target:
+                        found.add(target)
+                edges[node] = found - {node}
+            else:
+                edges[node] = set()
+        return edges[node]
+
+    for path, code in codes.items():
+        root, base = ctx.root_of(path), posixpath.dirname(path)
+        for ref in set(_PRELOAD_PATH.findall(code)):
+            scene = res_file(root, base, ref)
+            if not scene.endswith((".tscn", ".scn")) or scene not in scenes:
+                continue
+            seen, todo = {scene}, [scene]
+            while todo and path not in seen:
+                for nxt in after(todo.pop()):
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        todo.append(nxt)
+            if path in seen:
+                ctx.cyclic_preloads.add((path, scene))
 
 
 def _own_calls(function: ts.Node) -> set[str]:

@@ -243,11 +243,13 @@ class Scope:
             return self.self_type()
         if name in self.locals:
             return self.resolve(self.locals[name])
-        if name in self.assigned:
-            return self.resolve(self.assigned[name])
         owner = self.owner(self.self_type(), name) if self.script is not None else UNKNOWN
+        declared = self.member_type(self.self_type(), name) if owner.startswith(PROJECT) and owner != ANY_PROJECT \
+            else UNKNOWN
+        if name in self.assigned and declared == UNKNOWN:  # a member's declared type wins (`warnings = []`)
+            return self.resolve(self.assigned[name])
         if owner.startswith(PROJECT) and owner != ANY_PROJECT:
-            return self.member_type(self.self_type(), name)
+            return declared
         found = self.class_type(name)
         return found or UNKNOWN
 

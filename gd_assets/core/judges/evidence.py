@@ -42,6 +42,12 @@ GD3_SYNTAX = {
     'const = "…" % […]': "a constant holding a `%` format: Godot 4 does not fold it into a constant expression",
     "node name as NodePath": "`has_node(child.name)`: a Node's name is a StringName in Godot 4, which `has_node`/"
                              "`get_node` take only as a NodePath (`NodePath(child.name)`)",
+    "cyclic preload": "`preload()` of a scene whose scripts need this one to compile: Godot 3 loaded it lazily, Godot 4 "
+                      "resolves preloads while compiling and refuses the cycle (`load()` breaks it)",
+    "return without a value": "`return` alone in a function typed `-> bool` (etc.): Godot 3 returned null, Godot 4 "
+                              "refuses it",
+    "enum changed at run time": "a project enum grown or shrunk at run time (`merge()`, `erase()`): Godot 3's "
+                                "enums were Dictionaries a script could change, Godot 4's are constant",
     "is <expression>": "`x is get_script()`: Godot 3 tested against any script value, Godot 4's `is` takes a "
                        "type name only (`is_instance_of(x, value)`)",
     "var parameter": "`var` before a parameter (`func f(var x)`): Godot 3 accepted it, Godot 4 rejects it",

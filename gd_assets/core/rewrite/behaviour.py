@@ -211,6 +211,8 @@ class BehaviourRules:
     def _string_erase(self, call: ts.Node, chain: ts.Node | None, owner: str, name: str) -> bool:
         """`s.erase(i, n)` (a statement) -> `s = s.erase(i, n)`: Godot 3 erased in place; Godot 4 returns the
         new string and leaves `s` as it was. Only Godot 3's String.erase takes two arguments."""
+        if self._enum_mutation(call, chain, owner):
+            return True
         args = args_of(call)
         statement = self._statement_of(call, chain)
         if chain is None or statement is None or owner not in ("String", UNKNOWN) or len(args) != 2 or \

@@ -6,7 +6,7 @@ import re
 
 import tree_sitter as ts
 
-from gd_assets.core.cues import node_name_argument, popup_hide_host, shims_of
+from gd_assets.core.cues import cyclic_preload, mutated_enum, node_name_argument, popup_hide_host, shims_of
 from gd_assets.core.receivers import OTHER, PROJECT, UNKNOWN, is_engine
 from gd_assets.core.rewrite.tree import IDENT, args_of, receiver_start, string_value, text_of
 from gd_assets.core.rewrite.window import VIEWPORT_SIZE_CITE
@@ -659,6 +659,37 @@ class CallRules:
                      "intersect_ray_query", self.rules.cite(f"intersect_ray_{dims.lower()}"), 0.85)
         return True
 
+    def call_intersect_point(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`space.intersect_point(p, max, exclude, mask, bodies, areas)` -> a PhysicsPointQueryParameters2D/3D made
+        just before the statement (Godot 4 takes one query object, which excludes RIDs) and
+        `space.intersect_point(query, max)`. Exclusions in a variable may be objects or RIDs: each is read as a RID."""
+        dims = {"PhysicsDirectSpaceState": "3D", "Physics2DDirectSpaceState": "2D"}.get(owner)
+        args = args_of(call)
+        statement = call
+        while statement is not None and (statement.parent is None or statement.parent.type != "body"):
+            statement = statement.parent
+        indent = self.indent_of(statement) if statement is not None else None
+        if dims is None or not 2 <= len(args) <= 6 or indent is None:
+            return False
+        used = set(re.findall(r"\w+", "\n".join([*self.lines, *(p.new for p in self.pending)])))
+        query = next(f"point_query{n or ''}" for n in range(len(used) + 1) if f"point_query{n or ''}" not in used)
+        lines = [f"var {query} := PhysicsPointQueryParameters{dims}.new()", f"{query}.position = {self.render(args[0])}"]
+        if len(args) > 2 and not (args[2].type == "array" and not args[2].named_children):
+            items = args[2].named_children if args[2].type == "array" else None
+            rid = lambda t: t if t.endswith("get_rid()") else f"{t}.get_rid()"  # noqa: E731
+            lines.append(f"{query}.exclude = [{', '.join(rid(self.render(e)) for e in items)}]" if items is not None
+                         else f"{query}.exclude = {self.render(args[2])}.map(func(e): return e if e is RID else "
+                              "e.get_rid())")
+        for arg, prop in zip(args[3:], ("collision_mask", "collide_with_bodies", "collide_with_areas")):
+            lines.append(f"{query}.{prop} = {self.render(arg)}")
+        cite = {"table": "docs_chunks", "id": f"docs:4:PhysicsPointQueryParameters{dims}.class",
+                "title": f"PhysicsPointQueryParameters{dims} (Godot 4 class)"}
+        self.edit(statement.start_point, statement.start_point, "".join(f"{line}\n{indent}" for line in lines),
+                  "intersect_point_query", cite, 0.85)
+        self.replace(call, f"intersect_point({query}{', ' + self.render(args[1]) if len(args) > 1 else ''})",
+                     "intersect_point_query", cite, 0.85)
+        return True
+
     def call_polar2cartesian(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         """`polar2cartesian(r, th)` -> `Vector2.from_angle(th) * r`: Godot 4 dropped the global; the vector of
         length r at angle th is what it gave."""
@@ -681,6 +712,42 @@ class CallRules:
                      "interactive_loader", {"table": "docs_chunks",
                                             "id": "docs:4:ResourceLoader.method.load_threaded_request",
                                             "title": "ResourceLoader.load_threaded_request (Godot 4 method)"}, 0.8)
+        return True
+
+    def _enum_mutation(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`FileFormat.merge({name: id})` on a project enum: Godot 4's enums are constant, so the statement stays
+        as a comment after a `pass` and the names it added are left to people (as the ports of such games did)."""
+        statement = self._statement_of(call, chain)
+        if chain is None or statement is None or statement.start_point[0] != statement.end_point[0] or \
+                not mutated_enum(call, self.scope):
+            return False
+        cite = self.rules.cite_page("gdscript_basics#enums")
+        self.replace(statement, f"pass  # Godot 4's enums are constant: {text_of(statement)}", "enum_constant", cite,
+                     0.8)
+        self.manual_item(statement, "enum_constant", f"`{text_of(statement)[:60]}`: Godot 4's enums are constant",
+                         "Godot 3 let a script add or remove an enum's names at run time; keep those in a Dictionary "
+                         "of your own (`var formats := FileFormat.duplicate()`) and look them up there", cite)
+        return True
+
+    call_merge = call_clear = _enum_mutation  # (`erase` first asks it too: behaviour._string_erase)
+
+    def call_preload(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`preload("x.tscn")` of a scene whose scripts need this script to compile -> `load("x.tscn")` (typed
+        PackedScene where `:=` infers from it): Godot 4 resolves preloads while compiling and refuses the cycle."""
+        if chain is not None or not cyclic_preload(call, self.scope):
+            return False
+        cite = {"table": "docs_chunks", "id": "docs:4:@GDScript.method.preload", "title": "@GDScript.preload (Godot 4)"}
+        holder = call.parent
+        if holder is not None and holder.type == "const_statement":
+            self.manual_item(call, "cyclic_preload", "a preloaded scene whose scripts need this script to compile",
+                             "Godot 4 resolves preloads while compiling and refuses the cycle: load it at run time "
+                             "(a `var` holding `load(...)`)", cite)
+            return True
+        inferred = holder is not None and holder.type == "variable_statement" and \
+            any(c.type == "inferred_type" for c in holder.children)
+        args = args_of(call)
+        self.replace(call, f"load({self.render(args[0])})" + (" as PackedScene" if inferred else ""), "cyclic_preload",
+                     cite, 0.85)
         return True
 
     def call_validate_json(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:

@@ -49,6 +49,7 @@ def rewrite_gdscript(text: str, start_line: int, scope: Scope | None, rules: Rew
     rewriter = GDScriptRewriter(text, parsed_text, offset, scope, rules)
     rewriter.visit(tree.root_node)
     rewriter.answer_gone()
+    rewriter.keep_blocks(tree.root_node)
     pending = sorted(rewriter.pending, key=lambda p: p.start)
     kept, manual = safe_edits(parsed_text, pending, rewriter)
     lines = parsed_text.split("\n")

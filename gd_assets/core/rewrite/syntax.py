@@ -8,6 +8,7 @@ import tree_sitter as ts
 
 from gd_assets.core.cues import (
     VARIANT_RESULTS,
+    bare_typed_return,
     enum_missing_commas,
     is_of_value,
     mixed_dictionary,
@@ -435,6 +436,13 @@ class SyntaxRules:
                           "dictionary_style", cite, 0.95)
 
     # -- coroutines --------------------------------------------------------------------------------
+
+    def on_return_statement(self, node: ts.Node) -> None:
+        """`return` alone in a function typed `-> bool` -> `return false` (the type's empty value)."""
+        value = bare_typed_return(node)
+        if value is not None:
+            self.edit(node.end_point, node.end_point, f" {value}", "typed_return", self.rules.cite_page(
+                "static_typing#specify-the-return-type-of-a-function-with-the-arrow"), 0.85)
 
     def on_binary_operator(self, node: ts.Node) -> None:
         """`a and !(r is GDScriptFunctionState)` -> `a`: Godot 4 has no function state (the caller awaits a

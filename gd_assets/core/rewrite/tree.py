@@ -20,7 +20,7 @@ from gd_assets.core.receivers import (
 )
 from gd_assets.core.rewrite.edits import Edit, Manual
 from gd_assets.core.rewrite.rules import RewriteRules
-from gd_assets.core.slicing import parse_gdscript, post_order
+from gd_assets.core.slicing import descendants, parse_gdscript, post_order
 
 IDENT = re.compile(r"^[A-Za-z_]\w*$")
 
@@ -148,6 +148,32 @@ class TreeEditor:
 
     def replace(self, node: ts.Node, new: str, rule: str, evidence: dict | None, confidence: float = 0.9) -> None:
         self.edit(node, node, new, rule, evidence, confidence)
+
+    def keep_blocks(self, root: ts.Node) -> None:
+        """A block whose every statement the rules removed keeps a `pass` (Godot 4 refuses an empty block): the
+        last removal writes it, indented as the statement was (two rules may each drop one of two statements)."""
+        for body in (n for n in descendants(root) if n.type == "body"):
+            statements = [c for c in body.named_children if c.type != "comment"]
+            holder = body.parent if body.parent is not None else body
+            if not statements or any(not p.new.strip() and p.start <= holder.start_point and holder.end_point <= p.end
+                                     for p in self.pending):
+                continue  # the whole `if`/`while` goes: no block left to keep
+            removals = []
+            for statement in statements:
+                found = next((p for p in self.pending if not p.new.strip() and p.start <= statement.start_point and
+                              statement.end_point <= p.end), None)
+                if found is None:
+                    break
+                removals.append(found)
+            else:
+                last, row = removals[-1], statements[-1].start_point[0]
+                indent = self.lines[row][:len(self.lines[row]) - len(self.lines[row].lstrip())]
+                if last.start[1] == 0 and last.start[0] == row:  # the whole line: a line of its own
+                    last.new = f"{indent}pass" + ("\n" if last.end[1] == 0 else "")
+                elif last.start[0] < row:  # from the end of the line before
+                    last.new = f"\n{indent}pass"
+                else:
+                    last.new = "pass"
 
     def indent_of(self, node: ts.Node) -> str | None:
         """The indentation of the line a statement starts, or None when other code precedes it there."""
