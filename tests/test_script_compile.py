@@ -795,6 +795,10 @@ def test_a_dialogs_own_popup_hide_is_declared_and_emitted_when_it_hides(rules):
     assert [e.evidence["id"] for e in edits if e.rule == "popup_hide_signal"] == ["docs:3:Popup.signal.popup_hide"]
     menu, _, _, _ = migrate(rules, files, "m.gd")
     assert "signal popup_hide" not in menu and "popup_hide.connect(self._closed)" in menu
+    # a subclass that connects it too reads its parent's (declaring it again is an error)
+    files["sub.gd"] = 'extends Effect\n\nfunc _ready():\n    connect("popup_hide", self, "_closed")\n'
+    sub, _, manual, _ = migrate(rules, files, "sub.gd")
+    assert "signal popup_hide" not in sub and "popup_hide.connect(self._closed)" in sub and not manual
 
 
 def test_coroutine_states_viewport_usage_script_tests_and_parent_redraws(rules):
@@ -911,3 +915,27 @@ def test_a_preloaded_scene_whose_scripts_need_the_preloading_script_is_loaded_at
     assert 'var kinds = {"a": load("res://pencil.tscn")}\n' in new
     assert 'var icon = preload("res://other.tscn")\n' in new  # no cycle through that one
     assert [m.start_line for m in manual if m.kind == "cyclic_preload"] == [6]  # a constant cannot load()
+
+
+def test_continued_lines_indented_with_tabs_and_spaces_are_no_finding(rules):
+    """Inside brackets and after a backslash Godot 4 reads no indentation (checked in 4.6.3): a Godot 4 script
+    that mixes them there loads, so it is neither flagged nor rewritten."""
+    script = ('extends Node\n\nfunc f(x):\n\tvar items = [1,\n\t  2,\n  \t3]\n\tif x and \\\n\t  x.ok:\n'
+              '\t\tprint(items)\n')
+    new, edits, _, judged = migrate(rules, {"project.godot": "config_version=5\n", "c.gd": script}, "c.gd")
+    assert not judged["f"].migration_needed and new == script and not edits
+
+
+def test_interactive_loading_gets_one_class_per_script_chain(rules):
+    """`ResourceInteractiveLoader` becomes an inner class of the script that uses it (behaviour case
+    `interactive-loading` runs it); a child script that uses it too reads its parent's."""
+    files = {**GODOT3,
+             "menu.gd": ('extends Control\n\nvar loader: ResourceInteractiveLoader\n\nfunc go(path):\n'
+                         '\tloader = ResourceLoader.load_interactive(path)\n\treturn loader.poll()\n'),
+             "sub.gd": 'extends "res://menu.gd"\n\nfunc again(path):\n\treturn ResourceLoader.load_interactive(path)\n'}
+    menu, _, manual, judged = migrate(rules, files, "menu.gd")
+    assert judged["extends"].migration_needed and menu.count("class ResourceInteractiveLoader:") == 1
+    assert "var loader: ResourceInteractiveLoader\n" in menu and "loader = ResourceInteractiveLoader.new(path)" in menu
+    assert not manual  # its members are the class's own
+    sub, _, _, _ = migrate(rules, files, "sub.gd")
+    assert "class ResourceInteractiveLoader" not in sub and "return ResourceInteractiveLoader.new(path)" in sub

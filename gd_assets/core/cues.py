@@ -114,10 +114,17 @@ def is_of_value(node: ts.Node) -> bool:
 
 
 def shims_of(scope: Scope | None) -> list[str]:
-    """The Godot 3 classes the fragment's script gets as inner classes of its own (see project_context)."""
+    """The Godot 3 classes the fragment's script gets as inner classes of its own (see project_context); a parent
+    script's are inherited (declaring one again is an error)."""
     if scope is None or "::" in scope.scope or scope.script is None:
         return []
-    return sorted(scope.script.shims)
+    inherited = {name for script in scope.script_chain()[1:] for name in script.shims}
+    return sorted(scope.script.shims - inherited)
+
+
+def shims_available(scope: Scope | None) -> set[str]:
+    """The Godot 3 classes the fragment's script has as inner classes, its own or a parent script's."""
+    return {name for script in scope.script_chain() for name in script.shims} if scope is not None else set()
 
 
 _ENUM_MUTATORS = ("merge", "erase", "clear")
@@ -175,10 +182,20 @@ def cyclic_preload(call: ts.Node, scope: Scope | None) -> bool:
 
 def popup_hide_host(scope: Scope | None) -> bool:
     """Whether the fragment's script is a Godot 3 dialog (a Window in Godot 4) that uses its own `popup_hide`."""
-    if scope is None or scope.script is None or "popup_hide" not in scope.script.self_signals or \
-            "popup_hide" in scope.script.members:
+    if scope is None or scope.script is None or "popup_hide" not in scope.script.self_signals:
         return False
+    if any("popup_hide" in script.members or script is not scope.script and "popup_hide" in script.self_signals
+           for script in scope.script_chain()):
+        return False  # declared here already, or by a parent script that uses it too
     return scope.engine_class_of(scope.self_type()) in WINDOW_DIALOGS3
+
+
+def emulated_popup_hide(scope: Scope | None) -> bool:
+    """Whether the script or a parent script declares Godot 3's `popup_hide` for Godot 4 (see popup_hide_host)."""
+    if scope is None or scope.script is None or scope.engine_class_of(scope.self_type()) not in WINDOW_DIALOGS3:
+        return False
+    return any("popup_hide" in script.self_signals and "popup_hide" not in script.members
+               for script in scope.script_chain())
 
 
 # Global functions that returned a float in Godot 3 and return a Variant in Godot 4 (the two class
@@ -291,16 +308,23 @@ def enum_missing_commas(lines: list[str]) -> list[tuple[int, int]]:
     return out
 
 
+# Nodes whose later lines are no statement's: a multi-line string's text, a bracket's continued lines
+_CONTINUED = ("string", "arguments", "array", "dictionary", "parenthesized_expression", "parameters")
+
+
 def mixed_indents(lines: list[str], root: ts.Node) -> list[tuple[int, str, str]]:
     """(row, indentation, its replacement) of each code line indented with both tabs and spaces, which
     Godot 4 rejects. Godot 3 counted each as one column, so as many of the line's first character keep
-    its depth. Lines inside a multi-line string are its text, not indented."""
-    inside = {row for node in descendants(root) if node.type == "string" and node.end_point[0] > node.start_point[0]
+    its depth. Lines inside a multi-line string are its text, and continued lines (in brackets, after a
+    backslash) are read without indentation by both engines."""
+    inside = {row for node in descendants(root) if node.type in _CONTINUED and node.end_point[0] > node.start_point[0]
               for row in range(node.start_point[0] + 1, node.end_point[0] + 1)}
     out = []
     for row, line in enumerate(lines):
         body = line.lstrip(" \t")
         indent = line[:len(line) - len(body)]
+        if row > 0 and lines[row - 1].rstrip().endswith("\\"):
+            continue  # a continued line: Godot 4 reads no indentation there (nor inside brackets)
         if " " in indent and "\t" in indent and body.strip() and not body.startswith("#") and row not in inside:
             out.append((row, indent, indent[0] * len(indent)))
     return out

@@ -195,6 +195,10 @@ class Scope:
         if type_ != UNKNOWN and not type_.startswith(PROJECT):
             yield None, type_  # an engine class, or one of a module (OTHER)
 
+    def script_chain(self) -> list[Script]:
+        """The fragment's script and its project ancestors, nearest first."""
+        return [found for found, _ in self._chain(self.self_type()) if found is not None]
+
     def script_members(self, script: str) -> frozenset[str]:
         """The members that script `script` (a path of the project) and its project ancestors declare."""
         return frozenset(name for found, _ in self._chain(PROJECT + script) if found is not None

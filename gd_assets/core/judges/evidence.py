@@ -178,8 +178,8 @@ class EvidenceJudge:
             if source == "resource_path" and text == ".shader":
                 out.append(Marker("3", "shader", "a path to a `.shader` file: Godot 4 loads shaders only as `.gdshader`",
                                   0.85))
-            if source == "converter_leftover" and text == "TODOConverter":
-                out.append(Marker("3", "TODOConverter", "a converter TODO left for a manual fix", 0.6))
+            if source == "converter_leftover" and text == "TODOConverter":  # in a Godot 4 project: a note only
+                out.append(Marker("3", "TODOConverter", "a converter TODO left for a manual fix", 0.6 if godot3 else HINT))
             if source in ("syntax",) and text in GD3_SYNTAX:
                 out.append(Marker("3", text.rstrip("("), GD3_SYNTAX[text], 0.95))
             elif source == "syntax" and text in GD4_SYNTAX:

@@ -6,7 +6,13 @@ import re
 
 import tree_sitter as ts
 
-from gd_assets.core.cues import cyclic_preload, mutated_enum, node_name_argument, popup_hide_host, shims_of
+from gd_assets.core.cues import (
+    cyclic_preload,
+    emulated_popup_hide,
+    mutated_enum,
+    node_name_argument,
+    shims_available,
+)
 from gd_assets.core.receivers import OTHER, PROJECT, UNKNOWN, is_engine
 from gd_assets.core.rewrite.tree import IDENT, args_of, receiver_start, string_value, text_of
 from gd_assets.core.rewrite.window import VIEWPORT_SIZE_CITE
@@ -113,7 +119,7 @@ class CallRules:
             renamed, _ = self.signal_name(signal, holder)
             cls = self.engine_class(holder) if renamed == signal else None
             owner3 = self.rules.surface.gone(cls, signal, "signal") if cls else None
-            if owner3 is not None and not (signal == "popup_hide" and popup_hide_host(self.scope) and
+            if owner3 is not None and not (signal == "popup_hide" and emulated_popup_hide(self.scope) and
                                           holder == self.scope.self_type()):
                 self.note_gone(args[0], "signal", owner3, signal, inside_edit=True)  # (the script declares that one)
             new = f"{renamed}.{method}({', '.join([callable_, *rest])})"
@@ -706,7 +712,7 @@ class CallRules:
         Godot 3's name over Godot 4's threaded loading (behaviour.SHIMS), with the same poll()/get_resource()."""
         args = args_of(call)
         if owner != "ResourceLoader" or chain is None or not args or len(args) > 2 or \
-                "ResourceInteractiveLoader" not in shims_of(self.scope):
+                "ResourceInteractiveLoader" not in shims_available(self.scope):
             return False
         self.replace(chain, f"ResourceInteractiveLoader.new({', '.join(self.render(a) for a in args)})",
                      "interactive_loader", {"table": "docs_chunks",
