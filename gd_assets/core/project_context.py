@@ -668,7 +668,8 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
                 script.coroutines.add(_text(name))
             if name is not None:
                 script.own_calls[_text(name)] = _own_calls(node)
-            script.self_signals.update(_self_signals(node))
+            if b"connect(" in node.text or b"emit_signal(" in node.text:  # (a tree walk only where one may be)
+                script.self_signals.update(_self_signals(node))
             if name is not None and node.end_point[0] - node.start_point[0] + 1 > MAX_FUNCTION_LINES:
                 script.part_locals[_text(name)] = _function_locals(node)
         elif kind in ("variable_statement", "onready_variable_statement", "export_variable_statement"):
