@@ -808,6 +808,7 @@ def test_coroutine_states_viewport_usage_script_tests_and_parent_redraws(rules):
               '\tif(result is GDScriptFunctionState and result.is_valid()):\n\t\tyield(result, "completed")\n\n'
               'func setup(vp, children):\n\tVisualServer.viewport_set_usage(vp, VisualServer.VIEWPORT_USAGE_2D)\n'
               '\tVisualServer.viewport_set_vflip(vp, true)\n\tvar t := VisualServer.texture_create_from_image(img, 7)\n'
+              '\tVisualServer.viewport_set_hdr(vp, true)\n'
               '\tfor c in children:\n\t\tif c is get_script():\n\t\t\tprint(c)\n\nfunc update():\n\t.update()\n')
     new, edits, manual, judged = migrate(rules, {**GODOT3, "g.gd": script}, "g.gd")
     assert all(judged[f].migration_needed for f in ("run", "wait", "setup", "update"))
@@ -815,7 +816,8 @@ def test_coroutine_states_viewport_usage_script_tests_and_parent_redraws(rules):
     [left] = [m for m in manual if m.kind == "coroutine"]  # what ran while it waited is left to people
     assert left.start_line == 8 and "never runs" in left.why
     assert "func wait(job):\n\tvar result = await job.start()\n\n" in new
-    assert ("func setup(vp, children):\n\tvar t := RenderingServer.texture_2d_create(img)\n\tfor c in children:\n"
+    assert ("func setup(vp, children):\n\tvar t := RenderingServer.texture_2d_create(img)\n"
+            "\tRenderingServer.viewport_set_use_hdr_2d(vp, true)\n\tfor c in children:\n"
             "\t\tif is_instance_of(c, get_script()):") in new
     assert "func update():\n\tsuper.queue_redraw()\n" in new
     assert {"viewport_usage_removed", "viewport_vflip_removed", "texture_2d_call", "is_instance_of", "await_coroutine",
@@ -939,3 +941,22 @@ def test_interactive_loading_gets_one_class_per_script_chain(rules):
     assert not manual  # its members are the class's own
     sub, _, _, _ = migrate(rules, files, "sub.gd")
     assert "class ResourceInteractiveLoader" not in sub and "return ResourceInteractiveLoader.new(path)" in sub
+
+
+def test_an_images_used_rect_stays_a_rect2(rules):
+    script = 'extends Node\n\nfunc empty(image: Image) -> bool:\n\treturn image.get_used_rect().size == Vector2.ZERO\n'
+    new, edits, _, judged = migrate(rules, {**GODOT3, "u.gd": script}, "u.gd")
+    assert judged["empty"].migration_needed and "return Rect2(image.get_used_rect()).size == Vector2.ZERO" in new
+    assert {e.evidence["id"] for e in edits} == {"docs:4:Image.method.get_used_rect"}
+
+
+def test_a_drawn_character_and_drag_forwarding_take_godot_4s_arguments(rules):
+    script = ('extends Control\n\nonready var panel = $Panel\n\nfunc _ready():\n\tpanel.set_drag_forwarding(self)\n\n'
+              'func _draw():\n\tdraw_char(get_font("font"), Vector2(1, 2), "X", "", Color.red)\n\n'
+              'func drop_data_fw(position, data, from_control):\n\tpass\n\n'
+              'func can_drop_data_fw(position, data, from_control):\n\treturn true\n')
+    new, _, _, judged = migrate(rules, {**GODOT3, "d.gd": script}, "d.gd")
+    assert judged["_ready"].migration_needed and judged["_draw"].migration_needed
+    assert ("\tpanel.set_drag_forwarding(Callable(), self.can_drop_data_fw.bind(panel), "
+            "self.drop_data_fw.bind(panel))\n") in new  # (no get_drag_data_fw: nothing to forward)
+    assert 'draw_char(get_theme_font("font"), Vector2(1, 2), "X", 16, Color.RED)' in new

@@ -559,6 +559,12 @@ class EvidenceJudge:
             # Godot 3's fourth argument was the color; Godot 4's is the alignment (then width, font size, color)
             return [Marker("3", name, f"`{shape}`: the color is Godot 4's seventh argument (after alignment, width "
                                       "and font size)", 0.8)]
+        if name == "draw_char" and len(parts) in (4, 5) and parts[3][:1] in "\"'":
+            return [Marker("3", name, f"`{shape}`: Godot 3's fourth argument was the next character (Godot 4's is "
+                                      "the font size)", 0.85)]
+        if name == "set_drag_forwarding" and len(parts) == 1:
+            return [Marker("3", name, f"`{shape}`: Godot 3 forwarded to a target's `*_fw` methods (Godot 4 takes the "
+                                      "three callables)", 0.85)]
         if name == "connect" and godot3 and len(parts) >= 3 and parts[0].startswith('"') and \
                 re.fullmatch(r"[a-z_]\w*", parts[2]) and not parts[2].startswith(("connect_", "flag")):
             # Godot 3's `connect("signal", target, method_name)`; Godot 4's third argument is the flags
@@ -776,7 +782,8 @@ _OBJECT_SIGNAL_CALLS = {"connect", "disconnect", "is_connected"}
 _RESULT_CHANGED = {("TreeItem", "get_children"): ("the first child", "an Array of them", "get_first_child()"),
                    ("Viewport", "get_size"): ("a Vector2", "a Vector2i", "Vector2(get_size())"),
                    ("Image", "get_size"): ("a Vector2", "a Vector2i", "Vector2(get_size())"),
-                   ("BitMap", "get_size"): ("a Vector2", "a Vector2i", "Vector2(get_size())")}
+                   ("BitMap", "get_size"): ("a Vector2", "a Vector2i", "Vector2(get_size())"),
+                   ("Image", "get_used_rect"): ("a Rect2", "a Rect2i", "Rect2(get_used_rect())")}
 
 
 def _in_godot3_project(cues) -> bool:

@@ -318,6 +318,16 @@ class CallRules:
 
     call_viewport_set_vflip = call_viewport_set_usage
 
+    def call_viewport_set_hdr(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`VisualServer.viewport_set_hdr(vp, on)` -> `RenderingServer.viewport_set_use_hdr_2d(vp, on)`: Godot 4's
+        HDR switch of a viewport (a float framebuffer, as Godot 3's was)."""
+        if owner != "VisualServer" or len(args_of(call)) != 2:
+            return False
+        self.replace(call.children[0], "viewport_set_use_hdr_2d", "member_rename",
+                     {"table": "docs_chunks", "id": "docs:4:RenderingServer.method.viewport_set_use_hdr_2d",
+                      "title": "RenderingServer.viewport_set_use_hdr_2d (Godot 4 method)"}, 0.8)
+        return True
+
     def call_texture_get_data(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         """`VisualServer.texture_get_data(t)` -> `RenderingServer.texture_2d_get(t)`, and
         `texture_create_from_image(image, flags)` -> `texture_2d_create(image)`: Godot 4 names the 2D texture
@@ -490,6 +500,14 @@ class CallRules:
                                                                               "bitmap_size")
         return self.wrap_vector2(chain, call.end_point, cite)  # (nothing when already `Vector2(image.get_size())`)
 
+    def call_get_used_rect(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`image.get_used_rect()` -> `Rect2(image.get_used_rect())`: Godot 4 returns a Rect2i, whose size no longer
+        compares with `Vector2.ZERO` nor divides as floats; Godot 3's was a Rect2."""
+        if owner != "Image" or chain is None or args_of(call):
+            return False
+        return self.wrap_vector2(chain, call.end_point, {"table": "docs_chunks", "id": "docs:4:Image.method.get_used_rect",
+                                                         "title": "Image.get_used_rect (Godot 4 method)"}, "Rect2")
+
     def call_subarray(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         """`data.subarray(a, b)` -> `data.slice(a, b + 1)`: Godot 3's end was inclusive (-1: to the end),
         Godot 4's `slice` excludes it. Only where the end's value is plain: `n - 1`, a literal."""
@@ -611,6 +629,36 @@ class CallRules:
             return False
         quote = text_of(args[0])[0]
         self.replace(args[0], f"{quote}{new}{quote}", "signal_rename", cite, 0.85)
+        return True
+
+    def call_draw_char(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`draw_char(font, pos, char, next[, color])` -> `draw_char(font, pos, char[, 16, color])`: Godot 4 dropped the
+        next character (kerning is the font's) and put the font size (16, the default) before the color."""
+        args = args_of(call)
+        if len(args) not in (4, 5) or args[3].type != "string" and string_value(args[3]) is None or \
+                (owner != UNKNOWN and not self.rules.surface.owner_of("3", owner, "draw_char")):
+            return False
+        head = ", ".join(self.render(a) for a in args[:3])
+        tail = f", 16, {self.render(args[4])}" if len(args) == 5 else ""
+        self.replace(args[0].parent, f"({head}{tail})", "draw_char_arguments",
+                     {"table": "docs_chunks", "id": "docs:4:CanvasItem.method.draw_char",
+                      "title": "CanvasItem.draw_char (Godot 4 method)"}, 0.8)
+        return True
+
+    def call_set_drag_forwarding(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`control.set_drag_forwarding(self)` -> `control.set_drag_forwarding(self.get_drag_data_fw.bind(control),
+        ...)`: Godot 3 called the target's `*_fw` methods with the control last; Godot 4 takes the three callables.
+        A method the script does not have is `Callable()`. Only a target of `self` (its methods are known)."""
+        args = args_of(call)
+        if len(args) != 1 or text_of(args[0]) != "self" or self.scope is None or self.scope.script is None:
+            return False
+        members = {name for script in self.scope.script_chain() for name in script.members}
+        control = self.render_until(chain, call) if chain is not None else "self"
+        parts = [f"self.{m}.bind({control})" if m in members else "Callable()"
+                 for m in ("get_drag_data_fw", "can_drop_data_fw", "drop_data_fw")]
+        self.replace(args[0].parent, f"({', '.join(parts)})", "drag_forwarding",
+                     {"table": "docs_chunks", "id": "docs:4:Control.method.set_drag_forwarding",
+                      "title": "Control.set_drag_forwarding (Godot 4 method)"}, 0.85)
         return True
 
     def call_draw_string(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:

@@ -105,14 +105,14 @@ class TreeEditor:
         parts = self._receiver_parts(chain, member)
         return self.render_span(receiver_start(chain), parts[-1].end_point) if parts else ""
 
-    def wrap_vector2(self, chain: ts.Node, end: tuple[int, int], cite: dict) -> bool:
-        """`Vector2(<receiver ... end>)`: a Godot 4 Vector2i read where Godot 3's code computed with a Vector2
-        (nothing when the chain is already inside `Vector2(...)`)."""
+    def wrap_vector2(self, chain: ts.Node, end: tuple[int, int], cite: dict, float_type: str = "Vector2") -> bool:
+        """`Vector2(<receiver ... end>)`: a Godot 4 Vector2i (`Rect2(...)`: a Rect2i) read where Godot 3's code
+        computed with floats (nothing when the chain is already inside that constructor)."""
         holder = chain.parent.parent if chain.parent is not None else None
-        if holder is not None and holder.type == "call" and text_of(holder.children[0]) == "Vector2":
+        if holder is not None and holder.type == "call" and text_of(holder.children[0]) == float_type:
             return True
         start = receiver_start(chain)
-        self.edit(start, start, "Vector2(", "vector2_result", cite, 0.85)
+        self.edit(start, start, f"{float_type}(", "vector2_result", cite, 0.85)
         self.edit(end, end, ")", "vector2_result", cite, 0.85)
         return True
 
