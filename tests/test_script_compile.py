@@ -960,3 +960,11 @@ def test_a_drawn_character_and_drag_forwarding_take_godot_4s_arguments(rules):
     assert ("\tpanel.set_drag_forwarding(Callable(), self.can_drop_data_fw.bind(panel), "
             "self.drop_data_fw.bind(panel))\n") in new  # (no get_drag_data_fw: nothing to forward)
     assert 'draw_char(get_theme_font("font"), Vector2(1, 2), "X", 16, Color.RED)' in new
+
+
+def test_a_coroutine_typed_one_way_and_returning_another_loses_its_type(rules):
+    """Godot 3 never checked a yielding function's return type (its callers got a function state first)."""
+    script = ('extends Node\n\nsignal done(v)\n\nfunc edit(curve : int) -> Array:\n\tvar result = yield(self, "done")\n'
+              '\treturn { value=result }\n\nfunc ok() -> Array:\n\tyield(self, "done")\n\treturn [1]\n')
+    new, _, _, judged = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
+    assert "func edit(curve : int):\n" in new and "func ok() -> Array:\n" in new

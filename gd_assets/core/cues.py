@@ -180,6 +180,25 @@ def cyclic_preload(call: ts.Node, scope: Scope | None) -> bool:
     return (scope.path, scene) in scope.context.cyclic_preloads
 
 
+_LITERAL_OF = {"dictionary": "Dictionary", "array": "Array", "string": "String", "true": "bool", "false": "bool"}
+
+
+def contradicted_coroutine_type(function: ts.Node) -> ts.Node | None:
+    """The `-> T` of a coroutine (it yields) that returns a literal of another type: Godot 3 never checked it
+    (its callers got a function state first), Godot 4 refuses it. None otherwise."""
+    kind = function.child_by_field_name("return_type")
+    if kind is None or _text(kind).strip() in ("void", "Variant") or b"yield" not in function.text:
+        return None
+    declared = _text(kind).strip()
+    if not any(n.type == "call" and _text(n.children[0]) == "yield" for n in descendants(function)):
+        return None
+    for node in descendants(function):
+        if node.type == "return_statement" and node.named_children and \
+                _LITERAL_OF.get(node.named_children[0].type, declared) != declared:
+            return kind
+    return None
+
+
 def popup_hide_host(scope: Scope | None) -> bool:
     """Whether the fragment's script is a Godot 3 dialog (a Window in Godot 4) that uses its own `popup_hide`."""
     if scope is None or scope.script is None or "popup_hide" not in scope.script.self_signals:
@@ -415,6 +434,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
             _parent_callback_cue(_text(name), cues)
             if narrowed_event(node) is not None:
                 cues.add("narrowed input callback", "syntax")
+        if contradicted_coroutine_type(node) is not None:
+            cues.add("coroutine returning another type", "syntax")
         for child in node.children:
             if child.type == "remote_keyword":
                 cues.add(_text(child), "syntax")

@@ -44,6 +44,8 @@ GD3_SYNTAX = {
                              "`get_node` take only as a NodePath (`NodePath(child.name)`)",
     "cyclic preload": "`preload()` of a scene whose scripts need this one to compile: Godot 3 loaded it lazily, Godot 4 "
                       "resolves preloads while compiling and refuses the cycle (`load()` breaks it)",
+    "coroutine returning another type": "a coroutine typed `-> T` returns a value of another type: Godot 3 never "
+                                        "checked it (its callers got a function state), Godot 4 refuses it",
     "return without a value": "`return` alone in a function typed `-> bool` (etc.): Godot 3 returned null, Godot 4 "
                               "refuses it",
     "enum changed at run time": "a project enum grown or shrunk at run time (`merge()`, `erase()`): Godot 3's "

@@ -9,6 +9,7 @@ import tree_sitter as ts
 from gd_assets.core.cues import (
     VARIANT_RESULTS,
     bare_typed_return,
+    contradicted_coroutine_type,
     enum_missing_commas,
     is_of_value,
     mixed_dictionary,
@@ -242,6 +243,12 @@ class SyntaxRules:
 
     def on_function_definition(self, node: ts.Node) -> None:
         self.narrowed_input_callback(node)
+        kind = contradicted_coroutine_type(node)
+        if kind is not None:  # `-> Array` over a coroutine returning a Dictionary: the type goes
+            arrow = kind.prev_sibling if kind.prev_sibling is not None and text_of(kind.prev_sibling) == "->" else kind
+            start = arrow.prev_sibling.end_point if arrow.prev_sibling is not None else arrow.start_point
+            self.edit(start, kind.end_point, "", "coroutine_return_type",
+                      self.rules.cite_page("static_typing#specify-the-return-type-of-a-function-with-the-arrow"), 0.8)
 
     def narrowed_input_callback(self, node: ts.Node) -> None:
         """`func _input(event: InputEventKey):` -> `func _input(event_: InputEvent):` that returns on other events
