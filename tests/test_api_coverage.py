@@ -98,6 +98,13 @@ def test_a_probe_reads_the_answer_off_what_the_rewrite_wrote(rules):
     assert classify(signal, [edit], [], 6, True).kind == "none"
     manual = {"start_line": 6, "end_line": 6, "kind": "api_gone", "what": "x", "why": "y", "evidence": []}
     assert classify(signal, [], [manual], 6, True).kind == "none"  # said to be gone is not an answer
+    # a member of a class the script gets as its own is that class's; one it lacks is a manual item
+    poll = probe(GoneName("method", "ResourceInteractiveLoader", "poll", None, "int poll()"), rules,
+                 singleton_classes(rules.surface))
+    assert (poll.kind, poll.rule) == ("behaviour", "godot3_class_shim")
+    cache = probe(GoneName("property", "ResourceInteractiveLoader", "no_subresource_cache", None, ""), rules,
+                  singleton_classes(rules.surface))
+    assert cache.kind == "manual"
 
 
 def test_the_corpus_build_materialises_the_table_through_dagster(corpus_home, rules, signatures):

@@ -167,6 +167,10 @@ def classify(gone: GoneName, edits: list, manual: list, line: int, flagged: bool
         kind = ("rename" if rule in RENAME_RULES else "moved" if rule in MOVED_RULES else
                 "behaviour" if BEHAVIOUR_RULES.match(rule) else "call_shape")
         return Answer(kind, rule, e["new"].strip(), (e["evidence"] or {}).get("id", ""))
+    shim = next((e for e in edits if e["rule"] == "godot3_class_shim" and f"class {gone.cls}:" in e["new"]), None)
+    if shim is not None:  # a member of the class the script gets as its own (rewrite/behaviour.SHIMS)
+        return Answer("behaviour", shim["rule"], f"{gone.cls}.{gone.name} of the script's own class {gone.cls}",
+                      (shim["evidence"] or {}).get("id", ""))
     return Answer("none", "" if flagged else "not flagged", "", "")
 
 

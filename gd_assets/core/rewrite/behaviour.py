@@ -79,6 +79,8 @@ class ResourceInteractiveLoader:
 	func get_stage_count() -> int:
 		return 100
 """}
+# each shim's members, as its class declares them (a member it lacks is answered as any gone one)
+SHIM_MEMBERS = {name: set(re.findall(r"^\t(?:func|var) (\w+)", text, re.M)) for name, text in SHIMS.items()}
 _POPUP_HIDE = ("signal popup_hide  # Godot 3's dialogs were Popups with this signal; Godot 4's are Windows\n"
                "func _notification(what: int) -> void:\n"
                "{i}if what == NOTIFICATION_VISIBILITY_CHANGED and not visible:\n{i}{i}popup_hide.emit()")

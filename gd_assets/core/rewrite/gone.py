@@ -7,6 +7,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from gd_assets.core.cues import shims_available
+from gd_assets.core.rewrite.behaviour import SHIM_MEMBERS
 from gd_assets.core.rewrite.tree import args_of, receiver_start, text_of
 
 # RigidBody's Godot 3 mode -> the Godot 4 properties that say the same ({c}: the body's Godot 4 class).
@@ -27,7 +28,7 @@ class GoneRules:
     def gone_member(self, node: ts.Node, kind: str, name: str, receiver: str) -> None:
         """`name` of `kind` read on engine class `receiver`, with no rename: an accessor, a scene-property row,
         or a note for the manual item made once the fragment is walked."""
-        if receiver in shims_available(self.scope):
+        if receiver in shims_available(self.scope) and name in SHIM_MEMBERS[receiver]:
             return  # the script's own class of that name has it
         surface = self.rules.surface
         owner3 = surface.gone(receiver, name, kind)
