@@ -352,8 +352,14 @@ _CAPITALISED = re.compile(r"(?<![.\w])[A-Z]\w*")
 def _cyclic_preloads(ctx: ProjectContext, files: list[Mapping], scenes: dict[str, _Nodes]) -> None:
     """Scenes a script preloads whose scripts (through the scenes they instance, the scripts those extend,
     preload, or name by class_name or autoload) need that script to compile: Godot 4 refuses the cycle."""
-    codes = {f["path"]: "\n".join(line.split("#", 1)[0] for line in f["text"].split("\n"))
-             for f in files if f["kind"] == "gdscript"}
+    texts = {f["path"]: f["text"] for f in files if f["kind"] == "gdscript"}
+    codes: dict[str, str] = {}  # the code without comments, read where the search goes
+
+    def code_of(path: str) -> str:
+        if path not in codes:
+            codes[path] = "\n".join(line.split("#", 1)[0] for line in texts[path].split("\n"))
+        return codes[path]
+
     edges: dict[str, set[str]] = {}
 
     def after(node: str) -> set[str]:
@@ -361,14 +367,14 @@ def _cyclic_preloads(ctx: ProjectContext, files: list[Mapping], scenes: dict[str
             if node in scenes:
                 edges[node] = {n.script for n in scenes[node] if n.script} | \
                               {n.instance for n in scenes[node] if n.instance}
-            elif node in codes:
+            elif node in texts:
                 root, base = ctx.root_of(node), posixpath.dirname(node)
-                found = {res_file(root, base, p) for p in _PRELOAD_PATH.findall(codes[node])}
+                found = {res_file(root, base, p) for p in _PRELOAD_PATH.findall(code_of(node))}
                 script = ctx.scripts.get(node)
                 ext = (script.extends or "").strip() if script is not None else ""
                 if ext[:1] in "\"'" and ext:
                     found.add(res_file(root, base, ext.strip("\"'")))
-                for word in set(_CAPITALISED.findall(codes[node])):
+                for word in set(_CAPITALISED.findall(code_of(node))):
                     target = ctx.class_names.get((root, word)) or ctx.autoloads.get((root, word))
                     if target:
                         found.add(target)
@@ -377,9 +383,11 @@ def _cyclic_preloads(ctx: ProjectContext, files: list[Mapping], scenes: dict[str
                 edges[node] = set()
         return edges[node]
 
-    for path, code in codes.items():
+    for path, text in texts.items():
+        if "preload" not in text or ".tscn" not in text and ".scn" not in text:
+            continue
         root, base = ctx.root_of(path), posixpath.dirname(path)
-        for ref in set(_PRELOAD_PATH.findall(code)):
+        for ref in set(_PRELOAD_PATH.findall(code_of(path))):
             scene = res_file(root, base, ref)
             if not scene.endswith((".tscn", ".scn")) or scene not in scenes:
                 continue

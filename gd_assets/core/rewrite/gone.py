@@ -28,7 +28,7 @@ class GoneRules:
     def gone_member(self, node: ts.Node, kind: str, name: str, receiver: str) -> None:
         """`name` of `kind` read on engine class `receiver`, with no rename: an accessor, a scene-property row,
         or a note for the manual item made once the fragment is walked."""
-        if receiver in shims_available(self.scope) and name in SHIM_MEMBERS[receiver]:
+        if name in SHIM_MEMBERS.get(receiver, ()) and receiver in shims_available(self.scope):
             return  # the script's own class of that name has it
         surface = self.rules.surface
         owner3 = surface.gone(receiver, name, kind)

@@ -6,6 +6,7 @@ import tree_sitter as ts
 
 from gd_assets.core.cues import WHOLE_RENAMED, shims_available, signal_use, value_used
 from gd_assets.core.receivers import is_engine, is_project
+from gd_assets.core.rewrite.behaviour import SHIM_MEMBERS
 from gd_assets.core.rewrite.rules import MOVED_SETTERS
 from gd_assets.core.rewrite.tree import args_of, receiver_start, text_of
 
@@ -86,7 +87,7 @@ class NameRules:
                 self._member(node, "property", name, owner)
 
     def _class_name(self, node: ts.Node, name: str) -> bool:
-        if name in shims_available(self.scope):
+        if name in SHIM_MEMBERS and name in shims_available(self.scope):
             return True  # the script's own class of that name (behaviour.SHIMS)
         if name == "Popup" and self._popup_type(node):
             return True

@@ -152,6 +152,8 @@ class TreeEditor:
     def keep_blocks(self, root: ts.Node) -> None:
         """A block whose every statement the rules removed keeps a `pass` (Godot 4 refuses an empty block): the
         last removal writes it, indented as the statement was (two rules may each drop one of two statements)."""
+        if not any(not p.new.strip() for p in self.pending):
+            return  # nothing removed
         for body in (n for n in descendants(root) if n.type == "body"):
             statements = [c for c in body.named_children if c.type != "comment"]
             holder = body.parent if body.parent is not None else body
