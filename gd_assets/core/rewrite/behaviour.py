@@ -119,8 +119,7 @@ class BehaviourRules:
         """The class reference row of `cls.name` where the corpus documents it."""
         if not self.rules.surface.class_member(version, cls, name):
             return None
-        return {"table": "docs_chunks", "id": f"docs:{version}:{cls}.{kind}.{name}",
-                "title": f"{cls}.{name} (Godot {version} {kind})"}
+        return self.rules.cite_member(version, cls, kind, name)
 
     def _upgrade_cite(self) -> dict:
         return {"table": "docs_chunks", "id": UPGRADE_CHANGES, "title": "Should I upgrade to Godot 4? > Updating "
@@ -439,15 +438,14 @@ class BehaviourRules:
         for shim in shims_of(self.scope):
             body = SHIMS[shim].replace("\t", self.scope.script.indent)
             self.edit(node.end_point, node.end_point, "\n\n\n" + body.rstrip("\n"), "godot3_class_shim",
-                      {"table": "docs_chunks", "id": "docs:4:ResourceLoader.method.load_threaded_request",
-                       "title": "ResourceLoader.load_threaded_request (Godot 4 method)"}, 0.8)
+                      self.rules.cite_member("4", "ResourceLoader", "method", "load_threaded_request"), 0.8)
 
     def _popup_hide_after(self, node: ts.Node) -> None:
         """`signal popup_hide` and a `_notification` that emits it when the dialog hides, as Godot 3's Popup did
         (its connections, tests and scene links then work as they did)."""
         if not popup_hide_host(self.scope):
             return
-        cite = {"table": "docs_chunks", "id": "docs:3:Popup.signal.popup_hide", "title": "Popup.popup_hide (Godot 3 signal)"}
+        cite = self.rules.cite_member("3", "Popup", "signal", "popup_hide")
         if "_notification" in self.scope.script.members:
             self.manual_item(node, "popup_hide", "popup_hide: Godot 4's dialogs are Windows, without this signal",
                              "declare `signal popup_hide` and emit it from _notification() on "

@@ -324,8 +324,7 @@ class CallRules:
         if owner != "VisualServer" or len(args_of(call)) != 2:
             return False
         self.replace(call.children[0], "viewport_set_use_hdr_2d", "member_rename",
-                     {"table": "docs_chunks", "id": "docs:4:RenderingServer.method.viewport_set_use_hdr_2d",
-                      "title": "RenderingServer.viewport_set_use_hdr_2d (Godot 4 method)"}, 0.8)
+                     self.rules.cite_member("4", "RenderingServer", "method", "viewport_set_use_hdr_2d"), 0.8)
         return True
 
     def call_texture_get_data(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
@@ -338,8 +337,7 @@ class CallRules:
         new = {"texture_get_data": "texture_2d_get", "texture_create_from_image": "texture_2d_create"}[
             text_of(call.children[0])]
         self.replace(call, f"{new}({self.render(args[0])})", "texture_2d_call",
-                     {"table": "docs_chunks", "id": f"docs:4:RenderingServer.method.{new}",
-                      "title": f"RenderingServer.{new} (Godot 4 method)"}, 0.85)
+                     self.rules.cite_member("4", "RenderingServer", "method", new), 0.85)
         return True
 
     call_texture_create_from_image = call_texture_get_data
@@ -505,8 +503,8 @@ class CallRules:
         compares with `Vector2.ZERO` nor divides as floats; Godot 3's was a Rect2."""
         if owner != "Image" or chain is None or args_of(call):
             return False
-        return self.wrap_vector2(chain, call.end_point, {"table": "docs_chunks", "id": "docs:4:Image.method.get_used_rect",
-                                                         "title": "Image.get_used_rect (Godot 4 method)"}, "Rect2")
+        cite = self.rules.cite_member("4", "Image", "method", "get_used_rect")
+        return self.wrap_vector2(chain, call.end_point, cite, "Rect2")
 
     def call_subarray(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         """`data.subarray(a, b)` -> `data.slice(a, b + 1)`: Godot 3's end was inclusive (-1: to the end),
@@ -548,7 +546,7 @@ class CallRules:
     call_get_node = call_get_node_or_null = call_has_node
 
     def _node_path_cite(self) -> dict:
-        return {"table": "docs_chunks", "id": "docs:4:Node.property.name", "title": "Node.name (Godot 4 property)"}
+        return self.rules.cite_member("4", "Node", "property", "name")
 
     def call_remove(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         """`a.remove(i)` of an index, on a receiver nothing resolves -> `a.remove_at(i)`: Godot 3's arrays removed
@@ -568,7 +566,7 @@ class CallRules:
         name = text_of(call.children[0])
         new = {"has_no_area": "has_area", "has_no_surface": "has_surface"}[name]
         cls = owner if owner != UNKNOWN else ("AABB" if name == "has_no_surface" else "Rect2")
-        cite = {"table": "docs_chunks", "id": f"docs:4:{cls}.method.{new}", "title": f"{cls}.{new} (Godot 4 method)"}
+        cite = self.rules.cite_member("4", cls, "method", new)
         self.edit(receiver_start(chain), receiver_start(chain), "!", "inverted_test", cite, 0.9)
         self.replace(call.children[0], new, "inverted_test", cite, 0.9)
         return True
@@ -641,8 +639,7 @@ class CallRules:
         head = ", ".join(self.render(a) for a in args[:3])
         tail = f", 16, {self.render(args[4])}" if len(args) == 5 else ""
         self.replace(args[0].parent, f"({head}{tail})", "draw_char_arguments",
-                     {"table": "docs_chunks", "id": "docs:4:CanvasItem.method.draw_char",
-                      "title": "CanvasItem.draw_char (Godot 4 method)"}, 0.8)
+                     self.rules.cite_member("4", "CanvasItem", "method", "draw_char"), 0.8)
         return True
 
     def call_set_drag_forwarding(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
@@ -657,8 +654,7 @@ class CallRules:
         parts = [f"self.{m}.bind({control})" if m in members else "Callable()"
                  for m in ("get_drag_data_fw", "can_drop_data_fw", "drop_data_fw")]
         self.replace(args[0].parent, f"({', '.join(parts)})", "drag_forwarding",
-                     {"table": "docs_chunks", "id": "docs:4:Control.method.set_drag_forwarding",
-                      "title": "Control.set_drag_forwarding (Godot 4 method)"}, 0.85)
+                     self.rules.cite_member("4", "Control", "method", "set_drag_forwarding"), 0.85)
         return True
 
     def call_draw_string(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
@@ -763,9 +759,8 @@ class CallRules:
                 "ResourceInteractiveLoader" not in shims_available(self.scope):
             return False
         self.replace(chain, f"ResourceInteractiveLoader.new({', '.join(self.render(a) for a in args)})",
-                     "interactive_loader", {"table": "docs_chunks",
-                                            "id": "docs:4:ResourceLoader.method.load_threaded_request",
-                                            "title": "ResourceLoader.load_threaded_request (Godot 4 method)"}, 0.8)
+                     "interactive_loader",
+                     self.rules.cite_member("4", "ResourceLoader", "method", "load_threaded_request"), 0.8)
         return True
 
     def _enum_mutation(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
@@ -790,7 +785,7 @@ class CallRules:
         PackedScene where `:=` infers from it): Godot 4 resolves preloads while compiling and refuses the cycle."""
         if chain is not None or not cyclic_preload(call, self.scope):
             return False
-        cite = {"table": "docs_chunks", "id": "docs:4:@GDScript.method.preload", "title": "@GDScript.preload (Godot 4)"}
+        cite = self.rules.cite_member("4", "@GDScript", "method", "preload")
         holder = call.parent
         if holder is not None and holder.type == "const_statement":
             self.manual_item(call, "cyclic_preload", "a preloaded scene whose scripts need this script to compile",
@@ -812,8 +807,7 @@ class CallRules:
         if chain is not None or len(args) != 1 or self.is_project_name("validate_json"):
             return False
         self.replace(call, f'("" if JSON.new().parse({self.render(args[0])}) == OK else "Invalid JSON")',
-                     "validate_json", {"table": "docs_chunks", "id": "docs:4:JSON.method.parse",
-                                       "title": "JSON.parse (Godot 4 method)"}, 0.85)
+                     "validate_json", self.rules.cite_member("4", "JSON", "method", "parse"), 0.85)
         return True
 
     def call_ColorN(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:

@@ -249,6 +249,12 @@ class RewriteRules:
         return {"table": "docs_chunks", "id": f"docs:{version}:{owner}.property.{name}",
                 "title": f"{owner}.{name} (Godot {version} property)"}
 
+    @staticmethod
+    def cite_member(version: str, cls: str, kind: str, name: str) -> dict:
+        """The class reference row of `cls.name` (a `method`, `property`, `signal`...) in `version`."""
+        return {"table": "docs_chunks", "id": f"docs:{version}:{cls}.{kind}.{name}",
+                "title": f"{cls}.{name} (Godot {version} {kind})"}
+
     def cite_page(self, section: str) -> dict:
         """A section of Godot 4's GDScript reference page (`gdscript_basics#constants`)."""
         anchor = section.partition("#")[2]

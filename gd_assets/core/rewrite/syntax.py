@@ -457,8 +457,7 @@ class SyntaxRules:
         `is_instance_of(x, get_script())`: Godot 4's `is` takes a type name only."""
         if is_of_value(node):
             self.replace(node, f"is_instance_of({self.render(node.children[0])}, {self.render(node.children[2])})",
-                         "is_instance_of", {"table": "docs_chunks", "id": "docs:4:@GDScript.method.is_instance_of",
-                                            "title": "@GDScript.is_instance_of (Godot 4 function)"}, 0.9)
+                         "is_instance_of", self.rules.cite_member("4", "@GDScript", "method", "is_instance_of"), 0.9)
             return
         if len(node.children) != 3 or text_of(node.children[1]) not in ("and", "&&"):
             return

@@ -220,8 +220,7 @@ class WindowRules:
         written = self._assignment_of(node) is not None or parent is not None and parent.type == "attribute" and \
             self._assignment_of(parent.children[-1]) is not None  # `rect_size.x = 4`: a part written
         self.replace(node, new if written else f"Vector2({new})", "window_self",
-                     {"table": "docs_chunks", "id": f"docs:4:Window.property.{new}",
-                      "title": f"Window.{new} (Godot 4 property)"}, 0.85)
+                     self.rules.cite_member("4", "Window", "property", new), 0.85)
         return True
 
     def viewport_size(self, chain: ts.Node, member: ts.Node) -> bool:
