@@ -11,7 +11,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from gd_assets import home, orchestrate, postgres, store, views
+from gd_assets import broker, home, lake, orchestrate, postgres, store, views
 from gd_assets.core.duck import StoreError
 from gd_assets.core.dump import to_dump
 from gd_assets.core.ingest import IngestError, ingest
@@ -137,6 +137,27 @@ def cmd_corpus_build(args) -> int:
     return 0 if result.success and all(e.passed for e in checks) else 1
 
 
+def cmd_corpus_publish(args) -> int:
+    from gd_assets import shared_corpus
+
+    return emit(shared_corpus.publish(), args.json,
+                lambda doc: print(f"published corpus build {doc['build']} ({doc['files']} files) to {doc['url']}"))
+
+
+def cmd_broker(args) -> int:
+    doc = {"start": broker.start, "stop": broker.stop, "status": broker.status}[args.action]()
+    return emit(doc, args.json, lambda d: print(f"broker: {d['broker'] or 'none'}"
+                                                + (f" (from {d['from']})" if d["from"] else "")
+                                                + f"; local server {'running' if d['running'] else 'stopped'} in {d['folder']}"))
+
+
+def cmd_worker(args) -> int:
+    from gd_assets import workers
+
+    workers.run_worker(args.name, args.concurrency)
+    return 0
+
+
 def cmd_corpus_stats(args) -> int:
     from corpora_build.stats import corpus_stats, format_stats
 
@@ -153,7 +174,7 @@ def cmd_db(args) -> int:
     else:
         doc = {"start": postgres.start, "stop": postgres.stop, "status": postgres.status}[args.action]()
     backend = store.backend()
-    doc.update(store=backend, lake=str(home.lake_path()) if backend == "ducklake" else None)
+    doc.update(store=backend, lake=lake.data_location() if backend == "ducklake" else None)
     return emit(doc, args.json, print_db)
 
 
@@ -240,6 +261,10 @@ def parser() -> argparse.ArgumentParser:
                    metavar="auto|debian|github|PATH", help="where the Godot sources come from (default: auto)")
     p.add_argument("--no-index", action="store_true", help="build the tables only, not the retrieval index")
     p.set_defaults(func=cmd_corpus_build)
+    p = corpus_sub.add_parser("publish", help="upload the built corpus to the object store (GD_ASSETS_OBJECT_STORE), "
+                              "where every worker fetches it by its version")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_corpus_publish)
     p = corpus_sub.add_parser("stats", help="row counts per table, category and version; bridge shares; sources")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_corpus_stats)
@@ -251,6 +276,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=("start", "stop", "status", "maintain"))
     p.add_argument("--keep", default=None, metavar="SPAN",
                    help="maintain: DuckLake snapshots younger than this stay readable (default '1 hour')")
+    p = command("broker", cmd_broker, "start, stop or show the local Redis server that hands fragment steps to "
+                "`gd-assets worker` processes (GD_ASSETS_BROKER_URL names another)")
+    p.add_argument("action", choices=("start", "stop", "status"))
+    p = command("worker", cmd_worker, "serve fragment steps from the broker on this machine until stopped "
+                "(Dagster's Celery executor)", json_=False)
+    p.add_argument("--name", help="the worker's Celery node name (default: gd-assets-<pid>@<host>)")
+    p.add_argument("--concurrency", type=int, default=1, metavar="N", help="steps at once (default 1)")
     p = command("mcp", cmd_mcp, "serve the analyses to coding agents over the Model Context Protocol (stdio)",
                 json_=False)
     p.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP on a loopback address instead of stdio")
@@ -280,12 +312,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.verbose:
         os.environ["GD_ASSETS_VERBOSE"] = "1"
     try:
-        if args.command != "db":
+        if args.command not in ("db", "broker"):
             postgres.check_reachable()
             orchestrate.check_settings()
         return args.func(args)
     except (orchestrate.PipelineError, views.NotFound, views.BadArgument, IngestError, JudgeError,
-            postgres.DatabaseError, StoreError) as error:
+            postgres.DatabaseError, StoreError, broker.BrokerError) as error:
         print(f"gd-assets: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -17,6 +17,7 @@ from gd_assets.assets.verdict import project_verdict
 from gd_assets.assets.verification import project_verification
 from gd_assets.resources import JudgeBackend, RetrievalIndex
 from gd_assets.sensors import sensors
+from gd_assets.workers import celery_executor
 
 project_assets = [project_sources, fragments, project_symbols, fragment_evidence, fragment_judgement,
                   fragment_rewrite, project_verdict, project_migration, project_verification, store_maintenance]
@@ -27,6 +28,8 @@ project_resources = {
 }
 
 defs = dg.Definitions.merge(
-    dg.Definitions(assets=project_assets, resources=project_resources, sensors=sensors),
+    # With a broker, the runs the daemon launches (queued fragment runs, backfills, the UI's) send their
+    # steps to `gd-assets worker` processes (`gd_assets.workers`); without one they run where launched.
+    dg.Definitions(assets=project_assets, resources=project_resources, sensors=sensors, executor=celery_executor()),
     corpus.defs,
 )

@@ -20,6 +20,7 @@ DAGSTER_DIR = "dagster"
 POSTGRES_DIR = "postgres"         # the local PostgreSQL cluster of `gd-assets db start`
 POSTGRES_URL_FILE = "url"         # in POSTGRES_DIR while that cluster is this home's instance
 LAKE_DIR = "lake"                 # the DuckLake store's Parquet files, unless GD_ASSETS_LAKE_PATH
+BROKER_DIR = "broker"              # the local Redis server of `gd-assets broker start`
 STORES = ("duckdb", "ducklake")   # GD_ASSETS_STORE: the analysis tables in a file, or in DuckLake
 EVENT_BATCH = 1000                # planned events written per transaction
 WORKSPACE_FILE = "workspace.yaml"  # in DAGSTER_DIR: the code location the daemon and the UI load
@@ -94,10 +95,11 @@ schedule_storage:
 """ + INSTANCE_TAIL
 
 
-def data_home() -> Path:
-    """The data directory (created on first use)."""
+def data_home(create: bool = True) -> Path:
+    """The data directory (created on first use, unless only looked at)."""
     home = Path(os.environ.get("GD_ASSETS_HOME") or "data").expanduser().resolve()
-    home.mkdir(parents=True, exist_ok=True)
+    if create:
+        home.mkdir(parents=True, exist_ok=True)
     return home
 
 

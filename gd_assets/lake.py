@@ -1,7 +1,8 @@
 """The DuckLake store (GD_ASSETS_STORE=ducklake): the analysis tables for many workers at once.
 
 Its catalog lives in this home's PostgreSQL (`gd-assets db start`, or GD_ASSETS_POSTGRES_URL) and its
-data as Parquet under `home.lake_path()`, a folder every worker mounts. DuckLake has no primary keys:
+data as Parquet in object storage (`lake/` under GD_ASSETS_OBJECT_STORE: machines share no disk), else
+under `home.lake_path()`, a folder every worker mounts. DuckLake has no primary keys:
 each write deletes its keys and inserts them again in one transaction, and a transaction that loses a
 commit race with another worker is retried whole. Attaching costs about 0.4 s (extensions, catalog),
 so a process keeps one connection and hands out a cursor per store call.
@@ -20,7 +21,7 @@ from typing import TypeVar
 
 import duckdb
 
-from gd_assets import home
+from gd_assets import home, objects
 from gd_assets.core.duck import StoreError, with_backoff
 
 log = logging.getLogger(__name__)
@@ -32,7 +33,8 @@ INIT_WAIT_SECONDS = 60.0      # another process creating a new catalog's tables
 T = TypeVar("T")
 
 # The extension packages on PyPI, and the file name DuckDB loads each as (its entry point is named for it).
-EXTENSIONS = {"duckdb_extension_ducklake": "ducklake", "duckdb_extension_postgres": "postgres_scanner"}
+EXTENSIONS = {"duckdb_extension_ducklake": "ducklake", "duckdb_extension_postgres": "postgres_scanner",
+              "duckdb_extension_httpfs": "httpfs"}
 
 _lock = threading.Lock()
 _attached: tuple[int, str, duckdb.DuckDBPyConnection] | None = None   # (pid, where, connection)
@@ -73,7 +75,13 @@ def catalog_url() -> str:
     return url
 
 
-def attach(url: str, data_path: Path) -> duckdb.DuckDBPyConnection:
+def data_location() -> str:
+    """Where the lake's Parquet files go: `s3://.../lake` under the object store, else the local folder."""
+    where = objects.root()
+    return where.url(objects.LAKE_PREFIX) if where else str(home.lake_path())
+
+
+def attach(url: str, data_path: str) -> duckdb.DuckDBPyConnection:
     """A new in-memory DuckDB with the lake attached and in use. The first attach of a new catalog creates
     DuckLake's tables; a process that meets another one doing so fails, and tries again on what it made."""
     def once() -> duckdb.DuckDBPyConnection:
@@ -82,6 +90,9 @@ def attach(url: str, data_path: Path) -> duckdb.DuckDBPyConnection:
             con.execute(f"SET extension_directory = '{extension_directory()}'")
             con.execute("LOAD ducklake")
             con.execute("LOAD postgres")
+            if data_path.startswith("s3://"):
+                con.execute("LOAD httpfs")
+                con.execute(objects.duckdb_secret_sql())
             # Inlining small writes into the catalog is off: under concurrent writers it returned duplicates.
             con.execute(f"ATTACH 'ducklake:postgres:{url}' AS {ALIAS} (DATA_PATH '{data_path}/', "
                         f"METADATA_SCHEMA '{METADATA_SCHEMA}', DATA_INLINING_ROW_LIMIT 0)")
@@ -105,7 +116,7 @@ def _connection(prepare: Callable[[duckdb.DuckDBPyConnection], None]) -> duckdb.
     """This process's attached lake, made on first use (`prepare` then creates the tables); a forked
     child or a change of catalog or folder attaches anew."""
     global _attached
-    url, data_path = catalog_url(), home.lake_path()
+    url, data_path = catalog_url(), data_location()
     where = f"{url} {data_path}"
     with _lock:
         if _attached is None or _attached[0] != os.getpid() or _attached[1] != where:
@@ -163,7 +174,7 @@ def maintain(con: duckdb.DuckDBPyConnection, keep: str = "1 hour") -> dict:
     check_span(keep)
 
     def files() -> int:
-        return int(con.execute(f"SELECT count(*) FROM glob('{home.lake_path()}/**/*.parquet')").fetchone()[0])
+        return int(con.execute(f"SELECT count(*) FROM glob('{data_location()}/**/*.parquet')").fetchone()[0])
 
     before = files()
     con.execute(f"CALL ducklake_merge_adjacent_files('{ALIAS}')")

@@ -18,7 +18,7 @@ from dagster._core.launcher import DefaultRunLauncher
 from corpora_build.assets import ASSETS as CORPUS_ASSETS
 from corpora_build.assets import TABLE_ASSETS, CorpusSource
 from corpora_build.checks import CHECKS
-from gd_assets import home, lake, store
+from gd_assets import broker, home, lake, shared_corpus, store
 from gd_assets.assets.evidence import fragment_evidence
 from gd_assets.assets.fragments import fragments
 from gd_assets.assets.judgement import fragment_judgement
@@ -44,6 +44,7 @@ from gd_assets.freshness import (
 from gd_assets.partitions import fragments_partitions, project_of_key, projects_partitions
 from gd_assets.run_queue import RunQueue, WorkerError, worker_tags
 from gd_assets.status import close_dead_runs, fragment_states, run_tags, step_failure
+from gd_assets.workers import check_settings as check_worker_settings
 
 UNFINISHED = ("waiting", "failed", "stopped")
 
@@ -57,7 +58,8 @@ def check_settings() -> None:
     store.check()
     try:
         home.worker_limit()
-    except ValueError as error:
+        check_worker_settings()
+    except (ValueError, broker.BrokerError) as error:
         raise PipelineError(str(error)) from error
 
 
@@ -153,7 +155,10 @@ def with_unmaterialised(project: str, asset: str, keys: list[str]) -> list[str]:
 
 def _fragment_run(asset: dg.AssetsDefinition, keys: list[str], run_config: dict | None = None,
                   judge: str | None = None, skippable: Sequence[str] = (), workers: int = 1) -> int:
-    if keys and workers > 1 and len(keys) >= 2 * workers:
+    if keys and broker.url() and workers > 1:
+        with worker_queue() as queue:
+            _in_workers(queue, asset, keys, run_config, judge, skippable, workers)
+    elif keys and workers > 1 and len(keys) >= 2 * workers:
         with worker_queue() as queue:
             _in_workers(queue, asset, keys, run_config, judge, skippable, workers)
     elif keys:
@@ -193,11 +198,17 @@ def worker_queue() -> Iterator[RunQueue]:
         _queue = None
 
 
+CELERY_BLOCK = 1024   # fragments in one step on a Celery worker: a lost worker's step is redone from its last batch
+
+
 def worker_run_config(asset: dg.AssetsDefinition, run_config: dict | None, judge: str | None, workers: int,
-                      local: bool = True) -> dict:
-    """A queued run's config: one process (its id is what tells a dead worker), the judge this command
-    was asked for, and, when the runs share this machine (`local`), 1/`workers` of its cores."""
-    config = {**(run_config or {}), "execution": {"config": {"in_process": {}}}}
+                      local: bool = True, celery: bool = False) -> dict:
+    """A queued run's config: one process (its id is what tells a dead worker) or, with a broker, the
+    code location's Celery executor; the judge this command was asked for; and, when the runs share
+    this machine (`local`), 1/`workers` of its cores."""
+    config = {**(run_config or {}), "loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+    if not celery:
+        config["execution"] = {"config": {"in_process": {}}}
     resources = {}
     if local and "retrieval_index" in asset.required_resource_keys:
         resources["retrieval_index"] = {"config": {"threads": max(1, (os.cpu_count() or 1) // workers)}}
@@ -209,16 +220,25 @@ def worker_run_config(asset: dg.AssetsDefinition, run_config: dict | None, judge
 def _in_workers(queue: RunQueue, asset: dg.AssetsDefinition, keys: list[str], run_config: dict | None,
                 judge: str | None, skippable: Sequence[str], workers: int) -> None:
     """`keys` cut into `workers` contiguous ranges, each submitted as its worker's queued runs (one per
-    contiguous block); waits for all. A dead or failed worker leaves its range for `resume`."""
+    contiguous block); waits for all. A dead or failed worker leaves its range for `resume`. With a
+    broker the ranges are blocks of at most CELERY_BLOCK fragments, `workers` of them at once, each
+    run's step on whichever Celery worker takes it."""
     inst = queue.instance
     close_dead_runs(inst)   # runs a killed command left queued would run beside these
     order = inst.get_dynamic_partitions(fragments_partitions.name)
-    local = isinstance(inst.run_launcher, DefaultRunLauncher)   # its runs are processes of this machine
-    config = worker_run_config(asset, run_config, judge, workers, local)
+    celery = broker.url() is not None
+    local = isinstance(inst.run_launcher, DefaultRunLauncher) and not celery   # its runs are processes of this machine
+    config = worker_run_config(asset, run_config, judge, workers, local, celery)
+    if celery:   # every worker gets a block at once, and none is longer than CELERY_BLOCK
+        size = min(CELERY_BLOCK, -(-len(keys) // workers))
+        chunks = [keys[i:i + size] for i in range(0, len(keys), size)]
+    else:
+        chunks = split_contiguous(keys, workers)
+    slots = worker_tags(workers)
     run_ids: list[str] = []
     try:
-        for chunk, tags in zip(split_contiguous(keys, workers), worker_tags(workers)):
-            run_ids += queue.submit(asset.key, contiguous_blocks(order, chunk, skippable), config, tags)
+        for i, chunk in enumerate(chunks):
+            run_ids += queue.submit(asset.key, contiguous_blocks(order, chunk, skippable), config, slots[i % workers])
         queue.wait(run_ids)
     except WorkerError as error:
         raise PipelineError(f"{asset.key.to_user_string()}: {error}; "
@@ -293,6 +313,7 @@ def analyze(source: str, project: str | None = None, request: str | None = None,
     if workers < 1:
         raise PipelineError(f"--workers {workers}: at least 1")
     judge_backend(judge).identity()  # a judge with missing options fails here, before any work
+    shared_corpus.sync()   # with an object store: the published corpus, as the workers read it
     name = ingest_and_slice(source, project)
     tell = on_stage or (lambda stage, project: None)
     with worker_queue() if workers > 1 else nullcontext():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from gd_assets import home
+from gd_assets import home, shared_corpus
 from gd_assets.core.corpus.layout import read_manifest
 from gd_assets.core.corpus.version import corpus_version
 from gd_assets.core.judges import Judge, JudgeError, JudgeIdentity, build_judge, identity, judge_class
@@ -32,6 +32,8 @@ class RetrievalIndex(dg.ConfigurableResource):
         return Path(self.index_dir) if self.index_dir else home.index_dir()
 
     def load(self) -> CorpusIndex:
+        if not self.index_dir:
+            shared_corpus.sync()   # a worker fetches the published corpus (with GD_ASSETS_OBJECT_STORE)
         if self.threads > 0:
             import torch
 
@@ -79,6 +81,7 @@ class JudgeBackend(dg.ConfigurableResource):
         return identity(self.judge_name(), self.option_values())
 
     def build(self) -> Judge:
+        shared_corpus.sync()
         try:
             return build_judge(self.judge_name(), **self.option_values())
         except (JudgeError, ValueError) as error:

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 import dagster as dg
-from dagster._core.events import DagsterEvent
+from dagster._core.events import DagsterEvent, DagsterEventType
 from dagster._core.storage.partition_status_cache import AssetPartitionStatus
 
 from gd_assets.home import WORKER_TAG
@@ -22,6 +22,8 @@ from gd_assets.partitions import fragments_partitions
 
 PID_TAG = "gd_assets/pid"
 HOST_TAG = "gd_assets/host"
+CELERY_TAG = "gd_assets/celery_worker"   # the Celery worker running the run's step (`gd_assets.workers`)
+CELERY_ENV = "GD_ASSETS_CELERY_WORKER"   # set by `gd-assets worker` to its node name
 STATES = ("done", "failed", "stopped", "running", "waiting")
 STAGES = ("fragment_evidence", "fragment_judgement", "fragment_rewrite")  # the per-fragment assets, in order
 # A queued run carries the id of the command that submitted it, then its worker's (`claim_run`): queued
@@ -45,18 +47,44 @@ def step_failure(events: Iterable[DagsterEvent]) -> str | None:
     return None
 
 
-def claim_run(context: dg.AssetExecutionContext) -> None:
+def claim_run(context: dg.AssetExecutionContext) -> list[str]:
     """Record the process running a queued run (`gd_assets.run_queue`): it is not the one that created it.
-    Only those runs run in one process; a UI run's steps are children of its worker."""
+    Only those runs run in one process; a UI run's steps are children of its worker. Returns the keys
+    to do: the run's, less those this run already recorded (a step the broker handed to a second worker
+    after the first died redoes only what the first did not finish)."""
     tags = run_tags()
+    if os.environ.get(CELERY_ENV):
+        tags[CELERY_TAG] = os.environ[CELERY_ENV]
     if WORKER_TAG in context.run.tags and any(context.run.tags.get(k) != v for k, v in tags.items()):
         context.instance.add_run_tags(context.run_id, tags)
+    keys = list(context.partition_keys)
+    done = recorded_in_run(context.instance, context.run_id, context.asset_key)
+    if done:
+        context.log.info(f"{len(done)} of {len(keys)} fragments were recorded by an earlier attempt of this step")
+    return [k for k in keys if k not in done]
+
+
+def recorded_in_run(instance: dg.DagsterInstance, run_id: str, asset_key: dg.AssetKey) -> set[str]:
+    """Partitions of `asset_key` that run `run_id` has recorded materialisations for."""
+    done: set[str] = set()
+    cursor = None
+    while True:
+        page = instance.get_records_for_run(run_id, cursor=cursor, of_type=DagsterEventType.ASSET_MATERIALIZATION,
+                                            limit=5000)
+        for record in page.records:
+            event = record.event_log_entry.dagster_event
+            if event is not None and event.asset_key == asset_key and event.partition:
+                done.add(event.partition)
+        if not page.has_more:
+            return done
+        cursor = page.cursor
 
 
 def _alive(run: dg.DagsterRun) -> bool:
     pid, host = run.tags.get(PID_TAG), run.tags.get(HOST_TAG)
-    if pid is None or host != socket.gethostname():
-        return True  # launched elsewhere (UI, daemon, another machine): trust its status
+    if pid is None or host != socket.gethostname() or CELERY_TAG in run.tags:
+        # launched elsewhere, or a step the broker hands to another worker if this one dies
+        return True
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:

@@ -26,6 +26,10 @@ fi
 if ! command -v bwrap >/dev/null && [ "$(id -u)" = 0 ]; then
   apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null || echo "no bubblewrap: the run tests use unshare"
 fi
+# The many-machines tests start a Redis broker (`gd-assets broker start`): Debian's redis-server.
+if ! command -v redis-server >/dev/null && [ "$(id -u)" = 0 ]; then
+  apt-get update -q >/dev/null && apt-get install -y -q redis-server >/dev/null || echo "no redis-server: the broker tests fail"
+fi
 # The Postgres tests start their own cluster with `gd-assets db start`: it needs the server programs.
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null; then
   if [ "$(id -u)" = 0 ]; then apt-get update -q >/dev/null && apt-get install -y -q postgresql >/dev/null; else echo "no PostgreSQL: its tests skip"; fi

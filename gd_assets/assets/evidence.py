@@ -95,8 +95,7 @@ def debug_metadata(frag: dict, ev: Evidence) -> dict:
 )
 def fragment_evidence(context: dg.AssetExecutionContext, config: EvidenceConfig,
                       retrieval_index: RetrievalIndex) -> Iterator[dg.AssetMaterialization]:
-    claim_run(context)
-    keys = list(context.partition_keys)
+    keys = claim_run(context)
     index = retrieval_index.load()
     corpus_version = retrieval_index.corpus_version()
     index_input = latest_inputs(context.instance, "corpus_index").get(None, (index.version, None))

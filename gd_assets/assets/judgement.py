@@ -89,8 +89,7 @@ def judgement_metadata(item: JudgeInput, ev: dict, j: Judgement, judge: JudgeIde
 )
 def fragment_judgement(context: dg.AssetExecutionContext, config: JudgementConfig,
                        judge_backend: JudgeBackend) -> Iterator[dg.AssetMaterialization]:
-    claim_run(context)
-    keys = list(context.partition_keys)
+    keys = claim_run(context)
     judge = judge_backend.build()
     who = judge_backend.identity()
     done = 0

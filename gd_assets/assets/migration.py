@@ -15,7 +15,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from gd_assets import home, store
+from gd_assets import home, objects, store
 from gd_assets.assets.metadata import md_table
 from gd_assets.assets.rewrite import fragment_rewrite
 from gd_assets.assets.sources import project_sources
@@ -152,6 +152,10 @@ def project_migration(context: dg.AssetExecutionContext, config: MigrationConfig
     facts = {"project": project, "out": str(out), "patch": str(patch_path), **summary(migrations)}
     summary_path = patch_path.with_suffix(".json")
     summary_path.write_text(json.dumps(facts, indent=2, ensure_ascii=False))
+    shared = objects.publish_project(project, {"migration.patch": patch_path, "migration.json": summary_path},
+                                     ("migration", out))
+    if shared:
+        context.log.info(f"{project}: the copy, patch and summary are also in {shared}")
     store.upsert("migrations", store.frame("migrations", [{
         "project": project, "out": str(out), "patch": str(patch_path), "files_changed": facts["files_changed"],
         "renamed": json.dumps({new: old for old, new in facts["renamed"].items()}),

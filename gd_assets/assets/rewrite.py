@@ -83,8 +83,7 @@ def rewrite_metadata(frag: dict, result: FragmentRewrite) -> dict:
 )
 def fragment_rewrite(context: dg.AssetExecutionContext, config: RewriteConfig,
                      retrieval_index: RetrievalIndex) -> Iterator[dg.AssetMaterialization]:
-    claim_run(context)
-    keys = list(context.partition_keys)
+    keys = claim_run(context)
     corpus = retrieval_index.corpus_path()
     if not corpus.exists():
         raise dg.Failure(f"no corpus at {corpus}: run `gd-assets corpus build` first")

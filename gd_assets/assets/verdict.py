@@ -6,7 +6,7 @@ import json
 
 import dagster as dg
 
-from gd_assets import home, store
+from gd_assets import home, objects, store
 from gd_assets.assets.judgement import fragment_judgement
 from gd_assets.assets.metadata import md_table
 from gd_assets.assets.rewrite import fragment_rewrite
@@ -70,6 +70,7 @@ def project_verdict(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
     md_path, html_path = reports / f"{project}.md", reports / f"{project}.html"
     md_path.write_text(markdown(summary, judged))
     html_path.write_text(html_page(summary, judged))
+    objects.publish_project(project, {md_path.name: md_path, html_path.name: html_path})
     c = summary["counts"]
     duplicates = duplicate_ids(project)
     return dg.MaterializeResult(check_results=[dg.AssetCheckResult(
