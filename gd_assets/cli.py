@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 
 from gd_assets import broker, home, lake, orchestrate, postgres, store, views
 from gd_assets.core.duck import StoreError
@@ -116,8 +117,10 @@ def cmd_dump(args) -> int:
 
 
 def cmd_dev(args) -> int:
-    """Start the Dagster UI on this data directory (bound to loopback by default)."""
-    command = ["dagster", "dev", "-h", args.host, "-p", str(args.port), "-w", str(home.workspace_file())]
+    """Start the Dagster UI on this data directory (bound to loopback by default); Dagster's own command
+    beside this Python, so an environment that is not activated works too."""
+    beside = Path(sys.executable).with_name("dagster")
+    command = [str(beside) if beside.exists() else "dagster", "dev", "-h", args.host, "-p", str(args.port), "-w", str(home.workspace_file())]
     os.execvp(command[0], command)
     return 0  # not reached
 

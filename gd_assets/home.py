@@ -24,6 +24,9 @@ BROKER_DIR = "broker"              # the local Redis server of `gd-assets broker
 STORES = ("duckdb", "ducklake")   # GD_ASSETS_STORE: the analysis tables in a file, or in DuckLake
 EVENT_BATCH = 1000                # planned events written per transaction
 WORKSPACE_FILE = "workspace.yaml"  # in DAGSTER_DIR: the code location the daemon and the UI load
+# How long a process waits for its PostgreSQL (the instance, the lake's catalog) when it cannot reach
+# it, before its step fails: a restart or a short network cut costs a pause, not a failed run.
+DB_PATIENCE_SECONDS = float(os.environ.get("GD_ASSETS_DB_PATIENCE") or 120)
 WORKER_TAG = "gd-assets/worker"   # on each queued fragment run: which worker's range it belongs to
 WORKER_LIMIT = 8                  # fragment runs at once on this instance, unless GD_ASSETS_WORKER_LIMIT
 
@@ -38,9 +41,11 @@ telemetry:
 run_retries:
   enabled: true
   max_retries: 1
+auto_materialize:
+  minimum_interval_seconds: 30
 run_coordinator:
-  module: dagster.core.run_coordinator
-  class: QueuedRunCoordinator
+  module: gd_assets.prompt_queue
+  class: PromptRunCoordinator
   config:
     dequeue_interval_seconds: 1
     tag_concurrency_limits:

@@ -5,7 +5,9 @@ data as Parquet in object storage (`lake/` under GD_ASSETS_OBJECT_STORE: machine
 under `home.lake_path()`, a folder every worker mounts. DuckLake has no primary keys:
 each write deletes its keys and inserts them again in one transaction, and a transaction that loses a
 commit race with another worker is retried whole. Attaching costs about 0.4 s (extensions, catalog),
-so a process keeps one connection and hands out a cursor per store call.
+so a process keeps one connection and hands out a cursor per store call. A catalog that cannot be
+reached (the network to PostgreSQL cut, the server restarting) is waited for, up to `PATIENCE_SECONDS`,
+by every attach, read and write: DuckDB's postgres extension connects again on the next query.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ ALIAS = "lake"
 METADATA_SCHEMA = "gd_lake"     # DuckLake's catalog tables, apart from Dagster's in the same database
 RETRY_SECONDS = 300.0
 INIT_WAIT_SECONDS = 60.0      # another process creating a new catalog's tables
+PATIENCE_SECONDS = home.DB_PATIENCE_SECONDS   # the catalog unreachable
 T = TypeVar("T")
 
 # The extension packages on PyPI, and the file name DuckDB loads each as (its entry point is named for it).
@@ -104,10 +107,11 @@ def attach(url: str, data_path: str) -> duckdb.DuckDBPyConnection:
 
     def creating_catalog(error: duckdb.Error) -> bool:
         text = str(error)
-        return "Failed to initialize DuckLake" in text and ("already exists" in text or "duplicate key" in text)
+        return "Failed to initialize DuckLake" in text and ("already exists" in text or "duplicate key" in text) \
+            or unreachable(error)
 
     try:
-        return with_backoff(once, creating_catalog, INIT_WAIT_SECONDS, first=0.1, longest=1.0)
+        return with_backoff(once, creating_catalog, max(INIT_WAIT_SECONDS, PATIENCE_SECONDS), first=0.1, longest=1.0)
     except duckdb.Error as error:
         raise StoreError(f"cannot attach the DuckLake store (catalog {url}, data {data_path}): {error}") from error
 
@@ -137,7 +141,11 @@ def _connection(prepare: Callable[[duckdb.DuckDBPyConnection], None]) -> duckdb.
 def cursor(prepare: Callable[[duckdb.DuckDBPyConnection], None]) -> Iterator[duckdb.DuckDBPyConnection]:
     """A cursor on the process's lake: its own transactions, safe to use from another thread."""
     cur = _connection(prepare).cursor()
-    cur.execute(f"USE {ALIAS}")   # a cursor starts in the in-memory database, not in the lake
+    try:   # a cursor starts in the in-memory database, not in the lake
+        patient(lambda: cur.execute(f"USE {ALIAS}"))
+    except BaseException:
+        cur.close()
+        raise
     try:
         yield cur
     finally:
@@ -151,14 +159,36 @@ def is_conflict(error: Exception) -> bool:
         or "conflict" in text.lower()
 
 
+def unreachable(error: Exception) -> bool:
+    """The catalog's PostgreSQL could not be reached or dropped the connection: worth waiting for."""
+    text = str(error)
+    return "Unable to connect to Postgres" in text or "server closed the connection" in text \
+        or "could not connect to server" in text or "Connection refused" in text
+
+
+def _waiting(error: duckdb.Error) -> bool:
+    if unreachable(error):
+        log.warning("the DuckLake catalog is unreachable; waiting up to %.0f s for it: %s", PATIENCE_SECONDS,
+                    str(error).splitlines()[0])
+        return True
+    return False
+
+
+def patient(call: Callable[[], T]) -> T:
+    """`call()` (a read, or a statement of no effect until commit), again while the catalog is unreachable."""
+    return with_backoff(call, _waiting, PATIENCE_SECONDS, first=0.2, longest=5.0)
+
+
 def retrying(write: Callable[[], T], wait: float = RETRY_SECONDS) -> T:
-    """Run `write` (one whole transaction), again after a lost commit race, with backoff."""
+    """Run `write` (one whole transaction), again after a lost commit race or while the catalog is
+    unreachable, with backoff. A transaction cut off at its commit is written again: each write replaces
+    its keys, so twice is once."""
     def lost_race(error: duckdb.Error) -> bool:
         if is_conflict(error):
             log.debug("DuckLake commit conflict, retrying: %s", error)
             return True
-        return False
-    return with_backoff(write, lost_race, wait, first=0.05, longest=2.0)
+        return _waiting(error)
+    return with_backoff(write, lost_race, max(wait, PATIENCE_SECONDS), first=0.05, longest=5.0)
 
 
 def check_span(keep: str) -> str:

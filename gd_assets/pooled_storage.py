@@ -5,13 +5,17 @@ with `NullPool` so that idle processes hold none, and the sqlite event log build
 every event. A run writes about five events per fragment, so those connections (and, on sqlite, the
 statement compilation and synced commit that come with them) cost more than the analysis itself.
 These subclasses keep a small pool per storage and process, and change nothing that is written.
+A PostgreSQL that cannot be reached is waited for (`home.DB_PATIENCE_SECONDS`) when connecting, and a
+write whose connection was cut is made once more on a new one.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
+import time
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -30,9 +34,13 @@ from dagster_postgres.schedule_storage import PostgresScheduleStorage
 from dagster_postgres.utils import create_pg_engine, pg_url_from_config
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import SingletonThreadPool
 
+from gd_assets import home
 from gd_assets.event_templates import event_rows
+
+log = logging.getLogger(__name__)
 
 POOL = {"pool_size": 2, "max_overflow": 4, "pool_recycle": 3600, "pool_pre_ping": True}
 
@@ -42,7 +50,35 @@ def _pooled(cls: type, inst_data, config_value: Mapping[str, Any]):
                   should_autocreate_tables=config_value.get("should_autocreate_tables", True))
     storage._engine.dispose()
     storage._engine = create_pg_engine(storage.postgres_url, isolation_level="AUTOCOMMIT", **POOL)
+    event.listen(storage._engine, "do_connect", _patient_connect)
     return storage
+
+
+def _patient_connect(dialect, connection_record, cargs, cparams):
+    """Connect, waiting for a server that does not answer (restarting, or the network cut) for up to
+    `home.DB_PATIENCE_SECONDS`; the pool's pre-ping sends every checkout after a cut here."""
+    deadline, delay = time.monotonic() + home.DB_PATIENCE_SECONDS, 0.2
+    while True:
+        try:
+            return dialect.dbapi.connect(*cargs, **cparams)
+        except dialect.dbapi.OperationalError as error:
+            if time.monotonic() > deadline:
+                raise
+            log.warning("the instance's PostgreSQL is unreachable; waiting up to %.0f s: %s",
+                        home.DB_PATIENCE_SECONDS, str(error).strip().splitlines()[0])
+            time.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+
+def _once_more(write):
+    """`write()`, and once more if its connection was cut mid-statement (the pool has dropped it)."""
+    try:
+        return write()
+    except DBAPIError as error:
+        if not error.connection_invalidated:
+            raise
+        log.warning("an instance write lost its connection; writing it again: %s", str(error).splitlines()[0])
+        return write()
 
 
 class KnownSchema:
@@ -93,18 +129,18 @@ class BufferedMaterializations:
                 self.flush_pending()
             return
         self.flush_pending()
-        super().store_event(event)
+        _once_more(lambda: super(BufferedMaterializations, self).store_event(event))
 
     def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
         self.flush_pending()
-        self._store_batch(events)
+        _once_more(lambda: self._store_batch(events))
 
     def flush_pending(self) -> None:
         pending = self._pending()
         if pending:
             events = list(pending)
             pending.clear()
-            self._store_batch(events)
+            _once_more(lambda: self._store_batch(events))
 
     def _store_batch(self, events: Sequence[EventLogEntry]) -> None:
         super().store_event_batch(events)

@@ -109,6 +109,11 @@ def print_status(doc: dict, out=sys.stdout) -> None:
     if doc.get("stages"):
         print("by stage: " + "; ".join(f"{stage} {n['done']} done" + "".join(
             f", {n[k]} {k}" for k in views.STATES[1:-1] if n[k]) for stage, n in doc["stages"].items()), file=out)
+    for worker, w in (doc.get("workers") or {}).items():
+        stages = "; ".join(f"{stage} " + ", ".join(f"{n:,} {status.lower()}" for status, n in by.items())
+                           for stage, by in w["fragments"].items())
+        lost = f"; {w['lost']} block(s) handed to another worker" if w["lost"] else ""
+        print(f"worker {worker}: {len(w['blocks'])} block(s)" + (f", {stages}" if stages else "") + lost, file=out)
     if doc.get("symbols"):
         print("project context: " + ", ".join(f"{n} {k}" for k, n in doc["symbols"].items()), file=out)
     if doc.get("verification"):

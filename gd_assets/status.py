@@ -24,6 +24,7 @@ PID_TAG = "gd_assets/pid"
 HOST_TAG = "gd_assets/host"
 CELERY_TAG = "gd_assets/celery_worker"   # the Celery worker running the run's step (`gd_assets.workers`)
 CELERY_ENV = "GD_ASSETS_CELERY_WORKER"   # set by `gd-assets worker` to its node name
+EARLIER_TAG = "gd_assets/celery_earlier"  # workers that held the run's step before it (died, cut off)
 STATES = ("done", "failed", "stopped", "running", "waiting")
 STAGES = ("fragment_evidence", "fragment_judgement", "fragment_rewrite")  # the per-fragment assets, in order
 # A queued run carries the id of the command that submitted it, then its worker's (`claim_run`): queued
@@ -55,6 +56,9 @@ def claim_run(context: dg.AssetExecutionContext) -> list[str]:
     tags = run_tags()
     if os.environ.get(CELERY_ENV):
         tags[CELERY_TAG] = os.environ[CELERY_ENV]
+        before = context.run.tags.get(CELERY_TAG)
+        if before and before != tags[CELERY_TAG]:
+            tags[EARLIER_TAG] = ",".join(filter(None, [context.run.tags.get(EARLIER_TAG), before]))
     if WORKER_TAG in context.run.tags and any(context.run.tags.get(k) != v for k, v in tags.items()):
         context.instance.add_run_tags(context.run_id, tags)
     keys = list(context.partition_keys)
@@ -112,6 +116,33 @@ def _run_keys(run: dg.DagsterRun, order: list[str]) -> set[str]:
         return set(order[order.index(start): order.index(end) + 1])
     key = run.tags.get("dagster/partition")
     return {key} if key else set()
+
+
+def worker_name(run: dg.DagsterRun) -> str | None:
+    """Who ran a fragment block: its Celery worker, or the host and process id of a local worker."""
+    if CELERY_TAG in run.tags:
+        return run.tags[CELERY_TAG]
+    if WORKER_TAG in run.tags and PID_TAG in run.tags:
+        return f"{run.tags.get(HOST_TAG, '?')}:{run.tags[PID_TAG]}"
+    return None
+
+
+def worker_blocks(instance: dg.DagsterInstance, project: str, limit: int = 2000) -> list[dict]:
+    """The fragment blocks of `project`'s runs (latest first) with the worker that ran or runs each,
+    the workers that held it before, and the run's status: which worker had what."""
+    order = instance.get_dynamic_partitions(fragments_partitions.name)
+    blocks = []
+    for run in instance.get_runs(limit=limit):
+        start = run.tags.get("dagster/asset_partition_range_start") or run.tags.get("dagster/partition") or ""
+        worker = worker_name(run)
+        if not worker or not start.startswith(project + "/"):
+            continue
+        blocks.append({"worker": worker, "stage": ",".join(sorted(a.path[-1].removeprefix("fragment_")
+                                                                  for a in run.asset_selection or ())),
+                       "first": start, "fragments": len(_run_keys(run, order)), "status": run.status.value,
+                       "earlier": [w for w in run.tags.get(EARLIER_TAG, "").split(",") if w],
+                       "run_id": run.run_id})
+    return blocks
 
 
 def fragment_states(instance: dg.DagsterInstance, asset: str, keys: list[str]) -> dict[str, str]:

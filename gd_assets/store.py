@@ -411,9 +411,11 @@ def delete_project(project: str) -> None:
 
 def query(sql: str, params: Sequence[object] = ()) -> pl.DataFrame:
     """Run a read query; an absent store reads as empty tables."""
-    with _connection() as con:
-        # `execute`, not `sql(params=)`: with parameters DuckDB 1.5 plans a relation for `sql` (about 15 ms more)
-        return pl.from_arrow(con.execute(sql, list(params)).to_arrow_table())
+    def read() -> pl.DataFrame:
+        with _connection() as con:
+            # `execute`, not `sql(params=)`: with parameters DuckDB 1.5 plans a relation for `sql` (about 15 ms more)
+            return pl.from_arrow(con.execute(sql, list(params)).to_arrow_table())
+    return lake.patient(read) if backend() == "ducklake" else read()
 
 
 def project_files(project: str, included_only: bool = False) -> pl.DataFrame:

@@ -23,7 +23,7 @@ from gd_assets.freshness import (
     stale_judged,
     stale_judgements,
 )
-from gd_assets.status import STATES, materialization_counts, progress_states
+from gd_assets.status import STATES, materialization_counts, progress_states, worker_blocks
 
 TRACKING = ("path", "start_line", "end_line", "dump_start_line", "dump_end_line")
 CORPUS_TABLES = ("docs_chunks", "api_mapping", "label_prototypes")
@@ -204,8 +204,21 @@ def status_document(project: str, now: EvidenceInputs | None = None, judge: Judg
     verification = verification_document({**verified, "figures": json.loads(verified["figures"]), "problems": []}) \
         if verified else None
     return {"project": project, "counts": totals, "stages": {stage: {s: n[s] for s in STATES} for stage, n in stages.items()},
-            "symbols": symbols, "fragments": rows,
+            "symbols": symbols, "fragments": rows, "workers": worker_summary(worker_blocks(inst, project)),
             "verification": verification and {k: verification[k] for k in ("godot", "verified_at", "lines", "figures")}}
+
+
+def worker_summary(blocks: list[dict]) -> dict[str, dict]:
+    """Per worker: its blocks, and fragments by stage and run status; the blocks it held and lost."""
+    workers: dict[str, dict] = {}
+    for block in blocks:
+        mine = workers.setdefault(block["worker"], {"blocks": [], "fragments": {}, "lost": 0})
+        mine["blocks"].append({k: block[k] for k in ("stage", "first", "fragments", "status", "earlier", "run_id")})
+        by_status = mine["fragments"].setdefault(block["stage"], {})
+        by_status[block["status"]] = by_status.get(block["status"], 0) + block["fragments"]
+        for earlier in block["earlier"]:
+            workers.setdefault(earlier, {"blocks": [], "fragments": {}, "lost": 0})["lost"] += 1
+    return workers
 
 
 def verification_document(row: dict) -> dict:

@@ -4,8 +4,10 @@ With a broker (`gd-assets broker start`, or GD_ASSETS_BROKER_URL) the code locat
 Dagster's `celery_executor`: a run launched by the daemon (a queued fragment run of `analyze
 --workers`, a backfill or a click in the UI) sends each step to the broker, and `gd-assets worker`,
 on any machine that reaches the broker, the instance's PostgreSQL and the object store, runs it.
-A worker acknowledges a step only when it is done: a worker killed mid-step leaves it to another
-(`task_reject_on_worker_lost`), which redoes only the fragments whose rows are not yet written.
+A worker acknowledges a step only when it is done, and renews its lease on the steps it holds while
+it runs them: a worker killed mid-step (kill -9 included) stops renewing, and within about
+`LEASE_SECONDS` the broker hands its step to another worker, which redoes only the fragments whose
+rows are not yet written. A step of any length keeps its lease as long as its worker lives.
 """
 
 from __future__ import annotations
@@ -15,22 +17,31 @@ import logging
 import os
 import signal
 import socket
+import time
 
 from gd_assets import broker, home
 from gd_assets.status import CELERY_ENV
 
 QUEUE = "dagster"
-# How long a step may run before the broker hands it to another worker as lost (seconds): longer
-# than any one fragment run (a block of at most `orchestrate.CELERY_BLOCK` fragments).
-VISIBILITY_SECONDS = int(os.environ.get("GD_ASSETS_STEP_TIMEOUT") or 1800)
+# How long a step's lease lasts without renewal (seconds): a worker renews the leases of the steps it
+# holds every quarter of it, so only a dead or cut-off worker's step outlives it and goes to another.
+LEASE_SECONDS = int(os.environ.get("GD_ASSETS_STEP_LEASE") or 60)
+RESTORE_SECONDS = 5   # how often each worker looks for steps whose lease ran out
 CELERY_SETTINGS = {
     "task_acks_late": True,
     "task_reject_on_worker_lost": True,
     "worker_prefetch_multiplier": 1,
     "broker_connection_retry_on_startup": True,
-    "broker_transport_options": {"visibility_timeout": VISIBILITY_SECONDS},
-    "result_backend_transport_options": {"visibility_timeout": VISIBILITY_SECONDS},
+    "broker_transport_options": {"visibility_timeout": LEASE_SECONDS, "unacked_restore_interval": RESTORE_SECONDS,
+                                 "unacked_restore_throttle": 1},
+    "result_backend_transport_options": {"visibility_timeout": LEASE_SECONDS},
     "result_expires": 24 * 3600,
+    # a restarted or briefly unreachable broker: the run waiting on its steps' results and the worker
+    # storing one retry (about 2 minutes) rather than fail a run whose steps are fine
+    "result_backend_always_retry": True,
+    "result_backend_max_retries": 20,
+    "result_backend_max_sleep_between_retries_ms": 10_000,
+    "task_publish_retry_policy": {"max_retries": 30, "interval_start": 0, "interval_step": 1, "interval_max": 5},
     "worker_hijack_root_logger": False,
 }
 log = logging.getLogger(__name__)
@@ -69,6 +80,37 @@ def _die_with_parent() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
 
 
+def _lease_renewal():
+    """A consumer bootstep: every quarter lease, the steps this worker holds (delivered, not yet
+    acknowledged) get their lease renewed in the broker's index of unacknowledged messages, which is
+    what kombu's Redis transport reads to hand lost steps to other workers."""
+    from celery import bootsteps
+
+    class LeaseRenewal(bootsteps.StartStopStep):
+        requires = {"celery.worker.consumer.tasks:Tasks"}
+
+        def start(self, consumer):
+            consumer.timer.call_repeatedly(LEASE_SECONDS / 4, self.renew, (consumer,), priority=10)
+
+        def renew(self, consumer):
+            try:
+                renew_leases(consumer.task_consumer.channel.qos)
+            except Exception as error:   # the broker away: its own reconnection handles it; renew next time
+                log.warning("could not renew step leases: %s", error)
+
+    return LeaseRenewal
+
+
+def renew_leases(qos) -> int:
+    """Set the delivery time of every step `qos` holds to now; returns how many."""
+    tags = list(qos._delivered)
+    if tags:
+        with qos.channel.conn_or_acquire() as client:
+            now = time.time()
+            client.zadd(qos.unacked_index_key, {tag: now for tag in tags}, xx=True)
+    return len(tags)
+
+
 def run_worker(name: str | None = None, concurrency: int = 1) -> None:
     """Serve steps until stopped: `gd-assets worker`. Fetches the published corpus first, so the first
     step does not wait on it."""
@@ -87,6 +129,7 @@ def run_worker(name: str | None = None, concurrency: int = 1) -> None:
     app = make_app({"broker": url, "backend": backend_url(url)})
     app.conf.update(CELERY_SETTINGS)
     create_task(app)
+    app.steps["consumer"].add(_lease_renewal())
     worker_process_init.connect(lambda **_: _die_with_parent(), weak=False)
     node = name or f"gd-assets-{os.getpid()}@{socket.gethostname()}"
     os.environ[CELERY_ENV] = node.replace("%h", socket.gethostname())   # on the runs it takes (`status.claim_run`)

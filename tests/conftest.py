@@ -335,6 +335,69 @@ def postgres_server():
         shutil.rmtree(folder, ignore_errors=True)
 
 
+PROXY = """
+import contextlib, os, socket, sys, threading, time
+target, flag = int(sys.argv[1]), sys.argv[2]
+connections = []
+def cut_until():
+    with contextlib.suppress(OSError, ValueError):
+        return float(open(flag).read())
+    return 0.0
+def pipe(a, b):
+    try:
+        while data := a.recv(65536):
+            b.sendall(data)
+    except OSError:
+        pass
+    for s in (a, b):
+        with contextlib.suppress(OSError):
+            s.close()
+def cutter():
+    while True:
+        if time.time() < cut_until():
+            for s in list(connections):
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+                    s.close()
+            connections.clear()
+        time.sleep(0.05)
+server = socket.socket()
+server.bind(("127.0.0.1", 0))
+server.listen(64)
+print(server.getsockname()[1], flush=True)
+threading.Thread(target=cutter, daemon=True).start()
+while True:
+    client, _ = server.accept()
+    if time.time() < cut_until():
+        client.close()
+        continue
+    upstream = socket.create_connection(("127.0.0.1", target))
+    connections.extend([client, upstream])
+    for a, b in ((client, upstream), (upstream, client)):
+        threading.Thread(target=pipe, args=(a, b), daemon=True).start()
+"""
+
+
+class CuttableProxy:
+    """A TCP proxy on 127.0.0.1 in front of `target_port`, in its own process (DuckDB holds this one's
+    GIL while it waits on the network). While cut, every connection through it is closed and new ones
+    are closed on arrival: the network to the server gone."""
+
+    def __init__(self, target_port: int, folder: Path):
+        self.target, self.flag = target_port, folder / "proxy-cut"
+        self.process = subprocess.Popen([sys.executable, "-c", PROXY, str(target_port), str(self.flag)],
+                                        stdout=subprocess.PIPE, text=True)
+        self.port = int(self.process.stdout.readline())
+
+    def cut(self, seconds: float) -> None:
+        self.flag.write_text(str(time.time() + seconds))
+        time.sleep(0.2)   # its connections are closed by then
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait(10)
+
+
 def fresh_database(server_url: str) -> str:
     """A new, empty database on the session's cluster; its URL."""
     import psycopg2

@@ -7,7 +7,7 @@ import time
 
 import duckdb
 import pytest
-from conftest import REPO, fresh_database
+from conftest import REPO, CuttableProxy, fresh_database
 from test_store import fragment
 
 from gd_assets import home, lake, store
@@ -145,3 +145,40 @@ def test_the_extensions_come_from_the_installed_packages(tmp_path, monkeypatch):
     con.execute("LOAD postgres")
     loaded = {r[0] for r in con.execute("SELECT extension_name FROM duckdb_extensions() WHERE loaded").fetchall()}
     assert {"ducklake", "postgres_scanner"} <= loaded
+
+
+def test_the_store_and_the_instance_wait_for_a_database_cut_off_for_a_while(gd_home, postgres_server, monkeypatch,
+                                                                          caplog, tmp_path):
+    """A worker that loses its PostgreSQL for a few seconds pauses: its lake writes and reads and its
+    instance's events go through once the server answers again, each written once."""
+    import dagster as dg
+
+    url = fresh_database(postgres_server[0])
+    proxy = CuttableProxy(int(url.rsplit(":", 1)[1].split("/")[0]), tmp_path)
+    monkeypatch.setenv("GD_ASSETS_POSTGRES_URL", url.replace(f":{proxy.target}/", f":{proxy.port}/"))
+    monkeypatch.setenv("GD_ASSETS_STORE", "ducklake")
+    monkeypatch.delenv("GD_ASSETS_LAKE_PATH", raising=False)
+    try:
+        store.upsert("fragments", store.frame("fragments", [fragment("p/a.gd#1")]))
+        instance = home.dagster_instance()
+        instance.report_runless_asset_event(dg.AssetMaterialization("cut_probe"))
+
+        def through_a_cut(call):
+            proxy.cut(3)
+            started = time.monotonic()
+            result = call()
+            assert time.monotonic() - started >= 2.3, "it went through the cut: nothing was tested"
+            return result
+
+        through_a_cut(lambda: store.upsert("fragments", store.frame("fragments", [fragment("p/a.gd#2"),
+                                                                                  fragment("p/a.gd#3")])))
+        assert through_a_cut(lambda: store.project_fragments("p"))["key"].to_list() == ["p/a.gd#1", "p/a.gd#2",
+                                                                                        "p/a.gd#3"]
+        def report_and_read():   # a reported materialisation waits in this process until the next read
+            instance.report_runless_asset_event(dg.AssetMaterialization("cut_probe"))
+            return instance.fetch_materializations(dg.AssetKey("cut_probe"), limit=10).records
+        assert len(through_a_cut(report_and_read)) == 2
+    finally:
+        proxy.close()
+    waited = [r.getMessage() for r in caplog.records if "unreachable" in r.getMessage()]
+    assert any("DuckLake catalog" in m for m in waited) and any("instance's PostgreSQL" in m for m in waited), waited

@@ -15,7 +15,7 @@ from conftest import REPO, use_deployment
 from dagster._core.events import DagsterEventType
 from dagster._daemon.types import DaemonHeartbeat
 
-from gd_assets import home, orchestrate, store
+from gd_assets import home, orchestrate, prompt_queue, store
 from gd_assets.run_queue import QUEUE_DAEMON, RunQueue
 from gd_assets.status import PID_TAG, materialization_counts
 
@@ -127,7 +127,10 @@ def test_the_queue_limits_fragment_runs_and_serialises_each_worker(gd_home, monk
     monkeypatch.setenv("GD_ASSETS_WORKER_LIMIT", "3")
     instance = orchestrate.instance()
     coordinator = instance.run_coordinator
-    assert type(coordinator).__name__ == "QueuedRunCoordinator"
+    assert type(coordinator).__name__ == "PromptRunCoordinator"   # Dagster's queue, its backfill loop prompt
+    import dagster._daemon.controller as controller
+
+    assert controller.DEFAULT_DAEMON_INTERVAL_SECONDS == prompt_queue.BACKFILL_TICK_SECONDS
     limits = {(limit["key"], str(limit.get("value"))): limit["limit"] for limit in coordinator.get_run_queue_config().tag_concurrency_limits}
     assert limits[(home.WORKER_TAG, "None")] == 3
     assert limits[(home.WORKER_TAG, str({"applyLimitPerUniqueValue": True}))] == 1
