@@ -111,6 +111,21 @@ def renew_leases(qos) -> int:
     return len(tags)
 
 
+def _steps_on_this_workers_instance() -> None:
+    """dagster-celery opens the instance the run's process describes: its PostgreSQL URL and its
+    folders, the head's. A worker on another machine reaches the same database by its own URL
+    (GD_ASSETS_POSTGRES_URL) and keeps its files in its own home, so each step gets this worker's
+    instance (the same run and event storage, its own artifact and log folders)."""
+    import dagster_celery.tasks as tasks
+
+    class WorkersInstance:
+        @staticmethod
+        def from_ref(_ref):
+            return home.dagster_instance()
+
+    tasks.DagsterInstance = WorkersInstance
+
+
 def run_worker(name: str | None = None, concurrency: int = 1) -> None:
     """Serve steps until stopped: `gd-assets worker`. Fetches the published corpus first, so the first
     step does not wait on it."""
@@ -128,6 +143,7 @@ def run_worker(name: str | None = None, concurrency: int = 1) -> None:
     home.ensure_dagster_home()
     app = make_app({"broker": url, "backend": backend_url(url)})
     app.conf.update(CELERY_SETTINGS)
+    _steps_on_this_workers_instance()
     create_task(app)
     app.steps["consumer"].add(_lease_renewal())
     worker_process_init.connect(lambda **_: _die_with_parent(), weak=False)

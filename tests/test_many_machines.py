@@ -140,6 +140,8 @@ def test_two_workers_that_share_no_disk_give_the_embedded_defaults_results(
     # Each worker fetched the published corpus into its own home; the lake's files are in the bucket only.
     for name in ("w1", "w2"):
         assert (tmp_path / name / "index" / "CURRENT").exists() and (tmp_path / name / "corpora.duckdb").exists()
+    # Its steps opened the worker's own instance (its own URL and folders), not the one the head described.
+    assert any(any((tmp_path / name / "dagster" / "storage").glob("*")) for name in ("w1", "w2"))
     assert not (tmp_path / "head" / "lake").exists()
     s3 = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1", aws_access_key_id="gd-assets",
                       aws_secret_access_key="gd-assets")
