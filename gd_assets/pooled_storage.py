@@ -15,7 +15,6 @@ import logging
 import os
 import shutil
 import tempfile
-import time
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -38,6 +37,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import SingletonThreadPool
 
 from gd_assets import home
+from gd_assets.core.duck import with_backoff
 from gd_assets.event_templates import event_rows
 
 log = logging.getLogger(__name__)
@@ -57,17 +57,12 @@ def _pooled(cls: type, inst_data, config_value: Mapping[str, Any]):
 def _patient_connect(dialect, connection_record, cargs, cparams):
     """Connect, waiting for a server that does not answer (restarting, or the network cut) for up to
     `home.DB_PATIENCE_SECONDS`; the pool's pre-ping sends every checkout after a cut here."""
-    deadline, delay = time.monotonic() + home.DB_PATIENCE_SECONDS, 0.2
-    while True:
-        try:
-            return dialect.dbapi.connect(*cargs, **cparams)
-        except dialect.dbapi.OperationalError as error:
-            if time.monotonic() > deadline:
-                raise
-            log.warning("the instance's PostgreSQL is unreachable; waiting up to %.0f s: %s",
-                        home.DB_PATIENCE_SECONDS, str(error).strip().splitlines()[0])
-            time.sleep(delay)
-            delay = min(delay * 2, 5.0)
+    def waiting(error: Exception) -> bool:
+        log.warning("the instance's PostgreSQL is unreachable; waiting up to %.0f s: %s",
+                    home.DB_PATIENCE_SECONDS, str(error).strip().splitlines()[0])
+        return True
+    return with_backoff(lambda: dialect.dbapi.connect(*cargs, **cparams), waiting, home.DB_PATIENCE_SECONDS,
+                        first=0.2, longest=5.0, errors=dialect.dbapi.OperationalError)
 
 
 def _once_more(write):

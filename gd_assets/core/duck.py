@@ -50,16 +50,17 @@ class StoreError(Exception):
 T = TypeVar("T")
 
 
-def with_backoff(call: Callable[[], T], retry: Callable[[duckdb.Error], bool], wait: float,
-                 first: float = 0.02, longest: float = 1.0) -> T:
-    """`call()`, again with growing jittered pauses while it raises an error `retry` accepts, for up to
-    `wait` seconds: how this project waits for another process (a file lock, a lost commit race)."""
+def with_backoff(call: Callable[[], T], retry: Callable[[Exception], bool], wait: float,
+                 first: float = 0.02, longest: float = 1.0, errors: type[Exception] | tuple = duckdb.Error) -> T:
+    """`call()`, again with growing jittered pauses while it raises one of `errors` that `retry` accepts,
+    for up to `wait` seconds: how this project waits for another process (a file lock, a lost commit
+    race) or a server (PostgreSQL unreachable)."""
     deadline = time.monotonic() + wait
     delay = first
     while True:
         try:
             return call()
-        except duckdb.Error as error:
+        except errors as error:
             if not retry(error) or time.monotonic() > deadline:
                 raise
             log.debug("retrying after: %s", error)
