@@ -67,7 +67,7 @@ def stub():
 
 @needs_vllm
 def test_vllm_judge_answers_every_fragment_of_a_batch_with_one_engine(vllm_env, tiny_model):
-    import bm25s  # noqa: F401 - as in a pipeline run: the retrieval stack (numba, llvmlite) is already loaded
+    import bm25s  # noqa: F401 - as in a process that built the corpus index: numba and llvmlite are loaded
 
     judge = get_judge("vllm", model=str(tiny_model), budget=BUDGET, max_model_len=2048, enforce_eager=True)
     assert judge._llm is None   # nothing loads until the first batch

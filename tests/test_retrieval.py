@@ -254,6 +254,47 @@ def test_index_is_memory_mapped(built):
     assert index._dense.size == built[2]["rows"]
 
 
+def test_postings_are_read_as_bm25s_saved_them(built):
+    """The index reads bm25s's files with numpy alone: the same vocabulary and score matrix bm25s loads."""
+    import bm25s
+
+    from gd_assets.core.corpus import layout
+    from gd_assets.core.retrieval import Postings
+
+    folder = current_build(built[1]) / layout.BM25_DIR
+    ours, theirs = Postings.load(folder), bm25s.BM25.load(str(folder), mmap=True)
+    assert ours.vocab == theirs.vocab_dict and ours.size == theirs.scores["num_docs"]
+    for name in ("data", "indices", "indptr"):
+        assert np.array_equal(getattr(ours, name), theirs.scores[name])
+
+
+def test_searching_imports_neither_bm25s_nor_scipy(built):
+    """Analysis opens and searches the index without the index builder's stack (a third of a second a process)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from gd_assets.core.retrieval import CorpusIndex; "
+            f"index = CorpusIndex.load({str(built[1])!r}); assert index.search_text('extends KinematicBody2D', k=3); "
+            "print(sorted(m for m in ('bm25s', 'scipy', 'numba') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_postings_of_another_bm25_variant_are_refused(tmp_path, built):
+    import json
+    import shutil
+
+    from gd_assets.core.corpus import layout
+    from gd_assets.core.retrieval import Postings
+
+    folder = tmp_path / "bm25"
+    shutil.copytree(current_build(built[1]) / layout.BM25_DIR, folder)
+    params = json.loads((folder / "params.index.json").read_text())
+    (folder / "params.index.json").write_text(json.dumps(dict(params, method="bm25l")))
+    with pytest.raises(ValueError, match="bm25l.*rebuild the index"):
+        Postings.load(folder)
+
+
 def test_unchanged_corpus_is_a_no_op(built):
     db, index_dir, stats, _ = built
     again = build_index(db, index_dir)

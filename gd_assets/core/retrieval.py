@@ -115,20 +115,42 @@ class _Pool:
     table_rank: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
+@dataclass(frozen=True)
+class Postings:
+    """The BM25 weights bm25s saved (a term x row CSC matrix of precomputed scores, and its vocabulary),
+    read with numpy alone: importing bm25s (scipy, numba) costs a third of a second a process and the
+    queries need none of it."""
+
+    vocab: dict[str, int]
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    size: int
+
+    @classmethod
+    def load(cls, folder: Path) -> "Postings":
+        params = json.loads((folder / "params.index.json").read_text())
+        if params.get("method") not in ("lucene", "robertson", "atire"):   # bm25l and bm25+ need more arrays
+            raise ValueError(f"{folder}: BM25 method {params.get('method')!r} is not read here: rebuild the index")
+        vocab = json.loads((folder / "vocab.index.json").read_text(encoding="utf-8"))
+        arrays = [np.load(folder / f"{name}.csc.index.npy", mmap_mode="r") for name in ("data", "indices", "indptr")]
+        return cls(vocab, *arrays, int(params["num_docs"]))
+
+
 class CorpusIndex:
     """A published index, memory-mapped: BM25 postings, f16 vectors, usearch graph, row metadata."""
 
-    def __init__(self, build_dir: Path, manifest: dict, bm25, dense, vectors: np.ndarray, rows: pa.Table,
+    def __init__(self, build_dir: Path, manifest: dict, bm25: "Postings", dense, vectors: np.ndarray, rows: pa.Table,
                  links: tuple[np.ndarray, np.ndarray] | None = None):
         self.build_dir = build_dir
         self.manifest = manifest
         self.version: str = manifest["index_version"]
-        self.vocab: dict[str, int] = bm25.vocab_dict
+        self.vocab: dict[str, int] = bm25.vocab
         # plain arrays over the same mapped pages: numpy's memmap wraps every slice it returns (tens of µs)
-        self._data = np.asarray(bm25.scores["data"])
-        self._indices = np.asarray(bm25.scores["indices"])
-        self._indptr = np.asarray(bm25.scores["indptr"])
-        self.size = int(bm25.scores["num_docs"])
+        self._data = np.asarray(bm25.data)
+        self._indices = np.asarray(bm25.indices)
+        self._indptr = np.asarray(bm25.indptr)
+        self.size = bm25.size
         self._dense = dense
         self._vectors = np.asarray(vectors)
         self._rows = rows
@@ -163,11 +185,10 @@ class CorpusIndex:
     @classmethod
     @lru_cache(maxsize=2)
     def _open(cls, build: Path, manifest_text: str) -> "CorpusIndex":
-        import bm25s
         from usearch.index import Index
 
         manifest = json.loads(manifest_text)
-        bm25 = bm25s.BM25.load(str(build / layout.BM25_DIR), mmap=True, show_progress=False)
+        bm25 = Postings.load(build / layout.BM25_DIR)
         dense = Index.restore(str(build / layout.DENSE_FILE), view=True)
         vectors = np.load(build / layout.VECTORS_FILE, mmap_mode="r")
         rows = pa.ipc.open_file(pa.memory_map(str(build / layout.ROWS_FILE), "r")).read_all()

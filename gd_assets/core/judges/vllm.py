@@ -102,7 +102,7 @@ class VllmJudge:
 
 def _tolerate_foreign_namespaces() -> None:
     """vLLM's CPU kernel registration scans every loaded module's objects with `vars(obj).get(...)`;
-    llvmlite's FFI wrappers (loaded with numba by bm25s) answer `vars()` with a non-dict and crash it.
+    llvmlite's FFI wrappers (loaded with numba by bm25s, in a process that built the corpus index) answer `vars()` with a non-dict and crash it.
     Give that scan a `vars` that reads such objects as empty instead."""
     try:
         from vllm.triton_utils import dispatcher
