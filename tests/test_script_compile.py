@@ -392,9 +392,11 @@ def test_a_typed_json_parse_result_becomes_a_json_instance(rules):
 
 def test_a_formatted_constant_becomes_a_concatenation_or_a_static_variable(rules):
     script = ('extends Resource\nclass_name Keys\n\nconst _ROOT = "escoria"\nconst _UI = "ui"\nconst MAJOR := 1\n'
-              'const DIALOG = "%s/%s/dialog" % [_ROOT, _UI]\nconst VERSION := "%d.%s" % [MAJOR, _UI]\n')
+              'const DIALOG = "%s/%s/dialog" % [_ROOT, _UI]\nconst VERSION := "%d.%s" % [MAJOR, _UI]\n'
+              'const SAVES = "%s/saves" % _ROOT\n')
     new, edits, _, judged = migrate(rules, {**GODOT3, "k.gd": script}, "k.gd")
     assert 'const DIALOG = _ROOT + "/" + _UI + "/dialog"\n' in new
+    assert 'const SAVES = "%s/saves" % _ROOT\n' in new   # Godot 4 folds a format of one constant
     assert 'static var VERSION := "%d.%s" % [MAJOR, _UI]\n' in new
     assert {e.evidence["id"] for e in edits if e.rule == "const_format"} == {
         "docs:4:page:tutorials/scripting/gdscript/gdscript_basics#constants",

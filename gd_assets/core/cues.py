@@ -387,8 +387,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         value = node.child_by_field_name("value")
         parts = [c for c in value.children if c.type != "line_continuation"] if value is not None else []
         if value is not None and value.type == "binary_operator" and len(parts) == 3 and \
-                _text(parts[1]) == "%" and parts[0].type == "string":
-            cues.add('const = "…" % […]', "syntax")  # a format is no constant expression in Godot 4
+                _text(parts[1]) == "%" and parts[0].type == "string" and parts[2].type == "array":
+            cues.add('const = "…" % […]', "syntax")  # Godot 4 folds `"%s" % K`, not a format of an array literal
     if kind == "variable_statement" and any(c.type == "inferred_type" for c in node.children):
         for call in variant_result_calls(node.child_by_field_name("value")):
             callee = _text(call.children[0])  # `var x := max(a, b)`: a float in Godot 3, a Variant in Godot 4

@@ -71,15 +71,14 @@ def _unwrapped(text: str) -> str:
 
 
 def format_constant(node: ts.Node) -> tuple[ts.Node, list[ts.Node]] | None:
-    """(format string, arguments) of `const K = "<format>" % [a, b]` (or `% a`); None otherwise."""
+    """(format string, arguments) of `const K = "<format>" % [a, b]`; None otherwise. Godot 4.6 folds a
+    format of one constant (`"%s/x" % ROOT`, `% ARGS` naming a constant array), not of an array literal."""
     value = node.child_by_field_name("value")
     parts = [c for c in value.children if c.type != "line_continuation"] if value is not None else []  # `% \`
     if value is None or value.type != "binary_operator" or len(parts) != 3 or \
-            text_of(parts[1]) != "%" or parts[0].type != "string":
+            text_of(parts[1]) != "%" or parts[0].type != "string" or parts[2].type != "array":
         return None
-    right = parts[2]
-    args = [c for c in right.named_children if c.type != "comment"] if right.type == "array" else [right]
-    return parts[0], args
+    return parts[0], [c for c in parts[2].named_children if c.type != "comment"]
 
 
 # what an exported Godot 3 variable of these types held when its default was `null`, as Godot 4 types it
