@@ -5,7 +5,10 @@ are paired by path (else by path or file name ignoring case, `_` and `-`), cut i
 ../shared/devset/README.md says and compared token by token (`unchanged` when equal, `changed` when
 not, `missing_in_gd4` not scored). Fragments go to the unit holding their first code line. The Godot 3
 side is judged in its project's context; every fragment of the Godot 4 side counts for false flags.
-Run: python eval/ports.py [--port NAME:GITDIR:GD3_REF:GD4_REF ...] [--verbose] [--json PATH]
+With `--godot GODOT4` the Godot 4 side is verified by that Godot, as `gd-assets verify` does, and the false
+flags are split by what it says of each script: a human port keeps Godot 3 code Godot 4 rejects (a setget, a
+`File`, mixed indentation), and a flag there is no false flag.
+Run: python eval/ports.py [--port NAME:GITDIR:GD3_REF:GD4_REF ...] [--verbose] [--json PATH] [--godot GODOT4]
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from devset import TOPLEVEL, Unit, flagged, gd_items, list_errors, print_table, reasons, score
+from devset import TOPLEVEL, Unit, flagged, gd_items, list_errors, print_table, reasons, score, share
 from judging import EvidenceSource, Item, attach_scopes, load_judge, run_judge
 from rewrite_scoring import tokens
 from trees import cache_root
@@ -161,7 +164,78 @@ def load_port(spec: str, home: str | None) -> dict:
     return {"name": name, "refs": {"gd3": [ref3, commit3, config_version(root3)],
                                    "gd4": [ref4, commit4, config_version(root4)]},
             "counts": dict(counts), "truth": truth, "gd4_units": gd4_units, "gd4_items": items4,
-            "items": items3 + items4, "root3": root3, "root4": root4, "pairs": pairs}
+            "items": items3 + items4, "root3": root3, "root4": root4, "pairs": pairs, "gitdir": gitdir}
+
+
+def godot4_rejects(port: dict, godot_path: str) -> dict[str, list[int]]:
+    """Script of the port's Godot 4 tree (path from the repository root) -> the lines of its own errors, for
+    every script Godot 4 fails to load on its own (not only through another script or a missing binary file).
+    The tree is verified with its binary files, each project folder apart; cached by commit."""
+    from godot4_ports import tree
+    from trees import project_folders
+
+    from gd_assets.core import engines, verify
+
+    cached = cache_root() / "port-verdicts" / f"{port['refs']['gd4'][1][:12]}.json"
+    if cached.exists():
+        return json.loads(cached.read_text())
+    full = tree(Path(port["gitdir"]).parent.name, port["refs"]["gd4"][1], "")
+    rejected: dict[str, list[int]] = {}
+    for folder in project_folders(full):
+        if "config_version=5" not in _read(folder / "project.godot"):
+            continue
+        report, _ = verify.verify(folder, engines.find_godot(godot_path))
+        prefix = folder.relative_to(full).as_posix()
+        own = set(report.failing) - set(report.through) - set(report.asset_only)
+        for path in own:
+            lines = [p.line for p in report.problems if p.path == path and p.kind == "script" and p.line]
+            rejected[f"{prefix}/{path}" if prefix != "." else path] = sorted(set(lines))
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps(rejected))
+    return rejected
+
+
+def split_by_godot(ports: list[dict], judgements: dict, godot_path: str, top: int = 12) -> dict:
+    """Godot 4 code flagged and unchanged units flagged, split by whether Godot 4 loads the port's script;
+    the reasons of the flags on code Godot 4 loads (the false flags left) are listed."""
+    places = ("loads", "fails elsewhere", "fails on these lines")
+    out = {"Godot 4 fragments": defaultdict(int), "unchanged units": defaultdict(int)}
+    loaded_reasons: dict[str, dict[str, int]] = {kind: defaultdict(int) for kind in out}
+    example: dict[str, str] = {}
+
+    def note(kind: str, key: str, where: str) -> None:
+        for part in reasons(judgements[key].rationale):
+            loaded_reasons[kind][part] += 1
+            example.setdefault(part, where)
+
+    for port in ports:
+        rejected = godot4_rejects(port, godot_path)
+        for item in port["gd4_items"]:
+            lines = rejected.get(item.path)
+            where = places[0] if lines is None else places[2] if any(
+                item.start_line <= n <= item.end_line for n in lines) else places[1]
+            hit = judgements[item.key].migration_needed
+            out["Godot 4 fragments"][where, hit] += 1
+            if hit and where == places[0]:
+                note("Godot 4 fragments", item.key, f"{port['name']}(gd4)/{item.path} L{item.start_line}")
+        for unit in port["truth"]:
+            if unit.status == "unchanged":
+                where = places[0] if port["pairs"].get(unit.path) not in rejected else places[1]
+                out["unchanged units"][where, flagged(unit, judgements)] += 1
+                for item in unit.items if where == places[0] else ():
+                    if judgements[item.key].migration_needed:
+                        note("unchanged units", item.key, f"{port['name']}/{item.path} L{item.start_line}")
+    print("\nevidence: flags split by what Godot 4 says of the port's own script (the flags are false where it loads)")
+    for kind, counts in out.items():
+        for where in places:
+            hit, miss = counts.get((where, True), 0), counts.get((where, False), 0)
+            if hit + miss:
+                print(f"  {kind:<18} where the port's script {where:<22} {share(hit, hit + miss)}")
+    for kind, counts in loaded_reasons.items():
+        print(f"\nevidence: reasons of the flags on {kind} in scripts that Godot 4 loads")
+        for reason, count in sorted(counts.items(), key=lambda kv: -kv[1])[:top]:
+            print(f"  {count:4}  {reason}\n        e.g. {example[reason]}")
+    return {kind: {f"{where}|{flag}": n for (where, flag), n in counts.items()} for kind, counts in out.items()}
 
 
 def rewrite_table(ports: list[dict], home: str | None, evidence: EvidenceSource) -> None:
@@ -219,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="also score the migration rewrite against each port (eval/rewrite.py's scoring)")
     parser.add_argument("--max-lines", type=int, default=12, help="lines of text shown per fragment")
     parser.add_argument("--json", default=None, metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument("--godot", metavar="GODOT4", help="split the false flags by what this Godot 4 says of each "
+                        "script of the port")
     args = parser.parse_args(argv)
     if args.home:
         os.environ["GD_ASSETS_HOME"] = args.home
@@ -254,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nevidence: most frequent reasons of false flags on {title}")
         for reason, count, example in false_flag_reasons(units, j):
             print(f"  {count:4}  {reason}\n        e.g. {example}")
+    if args.godot:
+        out["split_by_godot"] = split_by_godot(ports, j, args.godot)
     if args.verbose:
         list_errors("evidence", truth, gd4_units, j, args.max_lines)
     if args.rewrite:

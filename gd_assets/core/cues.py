@@ -168,9 +168,10 @@ def bare_typed_return(node: ts.Node) -> str | None:
 
 
 def cyclic_preload(call: ts.Node, scope: Scope | None) -> bool:
-    """`preload("x.tscn")` of a scene whose scripts need this script to compile (project_context)."""
+    """`preload("x.tscn")` of a scene whose scripts need this script to compile (project_context). Not in a
+    Godot 4 project: Godot 4.6 loads such a cycle when every script in it compiles (the ports that have one)."""
     if scope is None or not scope.context.cyclic_preloads or call.type != "call" or \
-            _text(call.children[0]) != "preload":
+            _text(call.children[0]) != "preload" or scope.engine_version() == "4":
         return False
     args = call.child_by_field_name("arguments") or next((c for c in call.children if c.type == "arguments"), None)
     first = args.named_children[0] if args is not None and args.named_children else None
