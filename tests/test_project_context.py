@@ -330,3 +330,18 @@ def test_paths_up_from_a_scripted_node():
     nodes = context_of(files).scripts["check.gd"].nodes
     assert nodes[".."] == ("Panel", None) and nodes["../Label"] == ("Label", None)
     assert nodes["."] == ("CheckBox", "check.gd")
+
+
+def test_a_setter_taking_more_than_one_parameter_is_read_with_whether_it_stores_the_property():
+    """Godot 4 refuses such a setter: the rewrite needs to know it (and whether the value then needs a backing
+    variable) while rewriting the declaration and the functions, each a fragment of its own."""
+    script = ("extends Node\n\nvar a = 1 setget set_a\nvar b = 1 setget set_b\nvar c = 1 setget set_c\n"
+              "var d = 1 setget set_d, get_d\nvar _b = 0\n\n"
+              "func set_a(v, notify = true):\n\ta.x = v\n\n"
+              "func set_b(v, notify = true):\n\t_b = v\n\tvar k = other.b\n\n"
+              "func set_c(v):\n\tc = v\n\n"
+              "func set_d(v, w := 2):\n\td = v\n\nfunc get_d():\n\treturn d\n")
+    ctx = context_of({"project.godot": "config_version=4\n", "s.gd": script})
+    assert ctx.scripts["s.gd"].wide_setters == {"a": ("set_a", "_a"), "b": ("set_b", "")}  # d's getter reads d
+    again = ProjectContext.from_rows(ctx.rows())
+    assert again.scripts["s.gd"].wide_setters == ctx.scripts["s.gd"].wide_setters and again.version() == ctx.version()

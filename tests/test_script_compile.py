@@ -974,3 +974,23 @@ def test_a_coroutine_typed_one_way_and_returning_another_loses_its_type(rules):
               '\treturn { value=result }\n\nfunc ok() -> Array:\n\tyield(self, "done")\n\treturn [1]\n')
     new, _, _, judged = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
     assert "func edit(curve : int):\n" in new and "func ok() -> Array:\n" in new
+
+
+def test_a_setter_taking_more_than_one_parameter_gets_an_inline_set_calling_it(rules):
+    """Godot 4 refuses `set = f` when f takes more than one parameter. Where f stores the property itself, that
+    write would call the new setter again (checked in 4.6.3), so the value lives in a backing variable, and the
+    class's bare writes (which skipped the setter in Godot 3) store there too; tests/fixtures/behaviour/
+    setter-extra-parameters runs it in both engines."""
+    script = ("extends Node\n\nexport var grid: int = 1 setget set_grid\nvar root = 1 setget set_root, get_root\n"
+              "var _root = 1\n\nfunc set_grid(v: int, notify := true):\n\tgrid = v\n\n"
+              "func set_root(v, notify = true):\n\t_root = v\n\nfunc get_root():\n\treturn _root\n\n"
+              "func reset(grid):\n\tgrid = 0\n\nfunc clear():\n\tgrid = 0\n")
+    new, _, _, judged = migrate(rules, {**GODOT3, "g.gd": script}, "g.gd")
+    assert ("@export var grid: int = 1:\n\tset(value):\n\t\tset_grid(value)\n\tget:\n\t\treturn _grid\n"
+            "var _grid: int = 1\n") in new
+    assert "var root = 1:\n\tset(value):\n\t\tset_root(value)\n\tget:\n\t\treturn get_root()\n" in new
+    assert "func set_grid(v: int, notify := true):\n\t_grid = v\n" in new and "func clear():\n\t_grid = 0\n" in new
+    assert "func reset(grid):\n\tgrid = 0\n" in new and not judged["reset"].migration_needed  # a parameter
+    inner = "extends Node\n\nclass Inner:\n\tvar v = 1 setget set_v\n\tfunc set_v(a, b = 1):\n\t\tv = a\n"
+    new, _, _, _ = migrate(rules, {**GODOT3, "i.gd": inner}, "i.gd")
+    assert "\tvar v = 1: set = set_v\n" in new and "\t\tv = a\n" in new  # an inner class: left as before

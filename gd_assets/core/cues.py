@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import tree_sitter as ts
 
 from gd_assets.core.overrides import overridden_anywhere, override_of, shadow_of
-from gd_assets.core.project_context import res_file
+from gd_assets.core.project_context import res_file, stored_name
 from gd_assets.core.receivers import ANY_PROJECT, PROJECT, UNKNOWN, Scope, chain_receivers, fragment_locals
 from gd_assets.core.slicing import descendants, parse_gdscript, value_used
 
@@ -165,6 +165,17 @@ def bare_typed_return(node: ts.Node) -> str | None:
         function = function.parent
     kind = function.child_by_field_name("return_type") if function is not None else None
     return EMPTY_VALUES.get(_text(kind).strip()) if kind is not None else None
+
+
+def stored_past_setter(statement: ts.Node, scope: Scope | None) -> bool:
+    """A bare write of the class's own property whose Godot 3 setter takes more than one parameter and stores
+    it (project_context.Script.wide_setters): Godot 3 stored it, Godot 4 would call the setter."""
+    script = scope.script if scope is not None else None
+    if script is None or not script.wide_setters:
+        return False
+    target = stored_name(statement)
+    name = _text(target) if target is not None else ""
+    return bool(script.wide_setters.get(name, ("", ""))[1]) and name not in scope.locals
 
 
 def cyclic_preload(call: ts.Node, scope: Scope | None) -> bool:
@@ -402,6 +413,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
             cues.add(_text(name), "declared_member", engine)
     if kind == "call" and cyclic_preload(node, cues.scope):
         cues.add("cyclic preload", "syntax")
+    if kind in ("assignment", "augmented_assignment") and stored_past_setter(node, cues.scope):
+        cues.add("write past a wide setter", "syntax")
     if kind == "return_statement" and bare_typed_return(node) is not None:
         cues.add("return without a value", "syntax")
     if kind == "attribute_call" and mutated_enum(node, cues.scope):

@@ -63,6 +63,11 @@ class Script:
     # API (`ResourceInteractiveLoader`, over threaded loading)
     shims: set[str] = field(default_factory=set)
     indent: str = "\t"  # one level of the file's indentation (Godot 4 refuses a file that mixes tabs and spaces)
+    # a `setget` whose setter takes more than one parameter (the others defaulted), which Godot 4 refuses as a
+    # setter: property -> (setter, backing variable). The property gets an inline `set` calling it; where the
+    # setter writes the property itself (Godot 3 stored the value), the value lives in the backing variable,
+    # which the class's own bare writes then store to as Godot 3's did ("" when none is needed)
+    wide_setters: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -174,6 +179,8 @@ class ProjectContext:
                 out.append(_row(script.scope, "shim", name, None, None))
             if script.indent != "\t":
                 out.append(_row(script.scope, "indent", script.indent, None, None))
+            for name, (setter, backing) in sorted(script.wide_setters.items()):
+                out.append(_row(script.scope, "wide_setter", name, setter, backing))
             for function, names in script.part_locals.items():
                 for name, type_ in names.items():
                     out.append(_row(script.scope, "part_local", f"{function}.{name}", type_, None))
@@ -232,6 +239,8 @@ class ProjectContext:
                 script.shims.add(row["name"])
             elif kind == "indent":
                 script.indent = row["name"]
+            elif kind == "wide_setter":
+                script.wide_setters[row["name"]] = (row["type"], row["detail"] or "")
             elif kind == "part_local":
                 function, _, name = row["name"].partition(".")
                 script.part_locals.setdefault(function, {})[name] = row["type"]
@@ -652,6 +661,63 @@ def _read_script(path: str, root: str, text: str) -> list[Script]:
     return out
 
 
+def _wide_setters(children: list[ts.Node], script: Script) -> None:
+    """The class's `setget` setters that take more than one parameter (Script.wide_setters)."""
+    functions = {_text(n.child_by_field_name("name")): n for n in children
+                 if n.type == "function_definition" and n.child_by_field_name("name") is not None}
+    for node in children:
+        setget = next((c for c in node.children if c.type == "setget"), None)
+        name = node.child_by_field_name("name") if node.type in ("variable_statement", "export_variable_statement") \
+            else None
+        setter = next((c for c in setget.children if c.type == "setter"), None) if setget is not None else None
+        function = functions.get(_text(setter)) if setter is not None else None
+        params = function.child_by_field_name("parameters") if function is not None else None
+        listed = [c for c in params.named_children if c.type != "comment"] if params is not None else []
+        if name is None or len(listed) < 2 or any(p.type not in ("default_parameter", "typed_default_parameter")
+                                                  for p in listed[1:]):
+            continue
+        prop = _text(name)
+        getter = next((c for c in setget.children if c.type == "getter"), None)
+        if getter is not None and functions.get(_text(getter)) is not None and \
+                _writes_or_reads(functions[_text(getter)], prop, writes=False):
+            continue  # a getter reading the stored value too: left as it is
+        backing = ""
+        if _writes_or_reads(function, prop, writes=True):
+            backing = "_" + prop
+            while backing in script.members or backing in functions:
+                backing = "_" + backing
+        script.wide_setters[prop] = (_text(setter), backing)
+
+
+def _writes_or_reads(function: ts.Node, name: str, writes: bool) -> bool:
+    """Whether `function` assigns (`name = v`, `name.x += v`) or, with writes=False, reads its script's bare
+    `name`, not shadowed by a parameter or local of the same name."""
+    if name in _function_locals(function):
+        return False
+    for node in descendants(function, include_self=False):
+        if node.type != "identifier" or _text(node) != name or \
+                node.parent is not None and node.parent.type == "attribute" and node.parent.children[0].id != node.id:
+            continue  # `other.name` is not this script's
+        target = stored_name(node.parent) if node.parent is not None else None
+        if writes == (target is not None and target.id == node.id):
+            return True
+    return False
+
+
+def stored_name(statement: ts.Node) -> ts.Node | None:
+    """The bare name an assignment stores to, through its members (`a = v`, `a.x += v` -> `a`); None otherwise."""
+    if statement.type not in ("assignment", "augmented_assignment", "attribute"):
+        return None
+    while statement.type == "attribute" and statement.parent is not None:
+        statement = statement.parent
+    if statement.type not in ("assignment", "augmented_assignment"):
+        return None
+    left = statement.named_children[0]
+    while left.type in ("attribute", "subscript") and left.named_children:
+        left = left.named_children[0]
+    return left if left.type == "identifier" else None
+
+
 def _read_body(children: list[ts.Node], script: Script, path: str, root: str, out: list[Script]) -> None:
     for node in children:
         kind = node.type
@@ -725,6 +791,8 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
                 (c for c in node.named_children if c.type == "class_body"), None)
             if body is not None:
                 _read_body(body.children, inner, path, root, out)
+    if "::" not in script.scope and any(c.type == "setget" for node in children for c in node.children):
+        _wide_setters(children, script)  # (an inner class's fragments read their script's context)
 
 
 _SIGNAL_BY_NAME = ("connect", "disconnect", "is_connected", "emit_signal")

@@ -46,6 +46,9 @@ GD3_SYNTAX = {
                       "resolves preloads while compiling and refuses the cycle (`load()` breaks it)",
     "coroutine returning another type": "a coroutine typed `-> T` returns a value of another type: Godot 3 never "
                                         "checked it (its callers got a function state), Godot 4 refuses it",
+    "write past a wide setter": "a bare write of the class's property whose setter takes more than one parameter: "
+                                "Godot 3 stored the value, Godot 4 refuses such a setter and would call the one "
+                                "that replaces it (the value goes to a backing variable)",
     "return without a value": "`return` alone in a function typed `-> bool` (etc.): Godot 3 returned null, Godot 4 "
                               "refuses it",
     "enum changed at run time": "a project enum grown or shrunk at run time (`merge()`, `erase()`): Godot 3's "

@@ -15,10 +15,12 @@ from gd_assets.core.cues import (
     mixed_dictionary,
     mixed_indents,
     narrowed_event,
+    stored_past_setter,
     var_parameters,
     variant_result_calls,
 )
 from gd_assets.core.overrides import shadow_of
+from gd_assets.core.project_context import stored_name
 from gd_assets.core.receivers import UNKNOWN, is_engine
 from gd_assets.core.rewrite.rules import PAUSE_TO_PROCESS
 from gd_assets.core.rewrite.tree import IDENT, args_of, string_value, text_of
@@ -279,7 +281,40 @@ class SyntaxRules:
         if not parts:
             return
         start = node.prev_sibling.end_point if node.prev_sibling is not None else node.start_point
+        if setter is not None and self._wide_setter(node, start, own, text_of(setter), getter):
+            return
         self.edit(start, node.end_point, ": " + ", ".join(parts), "setget_property", self.rules.cite("setget"), 0.85)
+
+    def _wide_setter(self, node: ts.Node, start: tuple[int, int], own: str, setter: str,
+                     getter: ts.Node | None) -> bool:
+        """`var x = 0 setget set_x` where `set_x(v, notify = true)`: Godot 4 takes a one-parameter setter only,
+        so the property gets an inline `set` calling it; where set_x stores `x` itself, the value lives in a
+        backing variable (set_x's own write would call the setter again) that the getter returns."""
+        script = self.scope.script if self.scope is not None else None
+        statement = node.parent
+        name = statement.child_by_field_name("name") if statement is not None else None
+        found = script.wide_setters.get(text_of(name)) if script is not None and name is not None else None
+        indent = self.indent_of(statement) if statement is not None else None
+        if found is None or found[0] != setter or indent is None or statement.parent.type != "source":
+            return False  # (an inner class's setters are not read: Script.wide_setters)
+        step, backing = script.indent, found[1]
+        value = "new_value" if text_of(name) == "value" else "value"
+        block = f":\n{indent}{step}set({value}):\n{indent}{step * 2}{self.overridden_name(own, setter)}({value})"
+        if backing:
+            declared = self.render_span(name.end_point, start).rstrip()  # its type and first value
+            block += f"\n{indent}{step}get:\n{indent}{step * 2}return {backing}\n{indent}var {backing}{declared}"
+        elif getter is not None:
+            block += f"\n{indent}{step}get:\n{indent}{step * 2}return {self.overridden_name(own, text_of(getter))}()"
+        self.edit(start, node.end_point, block, "setget_property", self.rules.cite("setget"), 0.85)
+        return True
+
+    def stored_past_setter(self, node: ts.Node) -> None:
+        """`x = v` in a class whose wide setter keeps `x` in a backing variable (_wide_setter): Godot 3 stored a
+        bare write of the class's own property without its setter, so it goes to the backing variable."""
+        if stored_past_setter(node, self.scope):
+            target = stored_name(node)
+            self.replace(target, self.scope.script.wide_setters[text_of(target)][1], "setget_property",
+                         self.rules.cite("setget"), 0.85)
 
     def on_remote_keyword(self, node: ts.Node) -> None:
         keyword = text_of(node).strip()
@@ -347,9 +382,11 @@ class SyntaxRules:
 
     def on_augmented_assignment(self, node: ts.Node) -> None:
         self._texture_flags(node)
+        self.stored_past_setter(node)
 
     def on_assignment(self, node: ts.Node) -> None:
         """`pause_mode = 2` -> `process_mode = 3`: once the property is renamed, its values move too."""
+        self.stored_past_setter(node)
         if self.window_assignment(node) or self._texture_flags(node):
             return
         left, right = node.named_children[0], node.named_children[-1]
