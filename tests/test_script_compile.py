@@ -993,4 +993,31 @@ def test_a_setter_taking_more_than_one_parameter_gets_an_inline_set_calling_it(r
     assert "func reset(grid):\n\tgrid = 0\n" in new and not judged["reset"].migration_needed  # a parameter
     inner = "extends Node\n\nclass Inner:\n\tvar v = 1 setget set_v\n\tfunc set_v(a, b = 1):\n\t\tv = a\n"
     new, _, _, _ = migrate(rules, {**GODOT3, "i.gd": inner}, "i.gd")
-    assert "\tvar v = 1: set = set_v\n" in new and "\t\tv = a\n" in new  # an inner class: left as before
+    assert "\tvar v = 1:\n\t\tset(value):\n\t\t\tset_v(value)\n\t\tget:\n\t\t\treturn _v\n\tvar _v = 1\n" in new
+    assert "\t\t_v = a\n" in new  # an inner class's own
+
+
+def test_an_inner_class_member_named_like_a_godot_4_property_is_renamed_with_its_uses(rules):
+    """`var position: float` in an inner Control class: Godot 3's was `rect_position`, Godot 4 refuses the member
+    ("redefined"). It is renamed as a top-level one is, in its declaration (an indented fragment, read in the
+    inner class's scope) and its uses, and `rect_position` becomes the engine's `position` (both engines print
+    the same, checked in 3.6.2 and 4.6.3)."""
+    script = ("extends Node\n\nclass Cursor:\n\textends Control\n\n\tvar color : Color\n\tvar position : float\n\n"
+              "\tfunc _init(c, p):\n\t\tcolor = c\n\t\tposition = p\n\n"
+              "\tfunc _ready() -> void:\n\t\trect_position.y = 2\n\t\tprint(position)\n\n"
+              "func _ready():\n\tvar c = Cursor.new(Color.red, 0.5)\n\tadd_child(c)\n\tprint(c.position, c.rect_position)\n")
+    new, _, manual, _ = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
+    assert "\tvar color : Color\n\tvar position_ : float\n" in new and "\t\tposition_ = p\n" in new
+    assert "\t\tposition.y = 2\n\t\tprint(position_)\n" in new and "\tprint(c.position_, c.position)\n" in new
+    assert not manual
+
+
+def test_onready_in_an_inner_class_which_the_parser_cannot_read_there_becomes_an_annotation(rules):
+    """tree-sitter-gdscript reads `onready var` only at the top of a file: in an inner class the fragment is
+    unparsed, and was left as Godot 3 wrote it (Godot 4: "The onready keyword was removed")."""
+    script = ("extends Control\n\nclass Cursor:\n\textends Control\n\n\tvar color : Color\n\n"
+              '\tonready var label : Label = get_parent().get_node("Value")\n\tonready var size_now := rect_size\n\n'
+              "\tfunc _ready() -> void:\n\t\tprint(label, size_now)\n")
+    new, edits, _, _ = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
+    assert '\t@onready var label : Label = get_parent().get_node("Value")\n\t@onready var size_now := size\n' in new
+    assert {(e.start_line, e.rule) for e in edits} >= {(8, "onready"), (9, "onready"), (9, "member_rename")}

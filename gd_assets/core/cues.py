@@ -17,7 +17,15 @@ import tree_sitter as ts
 
 from gd_assets.core.overrides import overridden_anywhere, override_of, shadow_of
 from gd_assets.core.project_context import res_file, stored_name
-from gd_assets.core.receivers import ANY_PROJECT, PROJECT, UNKNOWN, Scope, chain_receivers, fragment_locals
+from gd_assets.core.receivers import (
+    ANY_PROJECT,
+    PROJECT,
+    UNKNOWN,
+    Scope,
+    chain_receivers,
+    fragment_locals,
+    member_level,
+)
 from gd_assets.core.slicing import descendants, parse_gdscript, value_used
 
 DEFAULT_REQUEST = (
@@ -406,7 +414,7 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
             callee = _text(call.children[0])  # `var x := max(a, b)`: a float in Godot 3, a Variant in Godot 4
             if not (cues.scope is not None and cues.scope.implicit_owner(callee).startswith(PROJECT)):
                 cues.add(f":= {callee}()", "syntax")
-    if kind in _MEMBER_KINDS and cues.scope is not None and node.parent is not None and node.parent.type == "source":
+    if kind in _MEMBER_KINDS and cues.scope is not None and member_level(node):
         name = node.child_by_field_name("name") or next((c for c in node.children if c.type == "name"), None)
         engine = cues.scope.engine_class_of(cues.scope.self_type())
         if name is not None and engine is not None:  # a member a Godot 4 engine class may have taken

@@ -109,8 +109,7 @@ def native_class_shadows(context: ProjectContext, engine) -> dict[str, dict[str,
                     continue
                 if name[:1].isupper() and engine.has_class("4", name):
                     found.setdefault(scope_name, {})[name] = Override(name, name + SUFFIX, name)
-                elif kind == "var" and name not in script.exported and not name.startswith("_") and \
-                        "::" not in scope_name:  # (an inner class's members are declared in its class fragment)
+                elif kind == "var" and name not in script.exported and not name.startswith("_"):
                     if cls3 is None:
                         cls3 = Scope(context, scope_name, engine).engine_class_of(PROJECT + scope_name) or ""
                         cls4 = cls3 if engine.has_class("4", cls3) else engine.class_renames.get(cls3, "")

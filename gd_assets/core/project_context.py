@@ -791,8 +791,8 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
                 (c for c in node.named_children if c.type == "class_body"), None)
             if body is not None:
                 _read_body(body.children, inner, path, root, out)
-    if "::" not in script.scope and any(c.type == "setget" for node in children for c in node.children):
-        _wide_setters(children, script)  # (an inner class's fragments read their script's context)
+    if any(c.type == "setget" for node in children for c in node.children):
+        _wide_setters(children, script)
 
 
 _SIGNAL_BY_NAME = ("connect", "disconnect", "is_connected", "emit_signal")

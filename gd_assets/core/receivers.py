@@ -70,8 +70,10 @@ class Scope:
 
     @classmethod
     def of(cls, context: ProjectContext, path: str, symbol: str = "", engine: EngineTypes | None = None) -> Scope:
-        """The scope of a fragment of `path` whose symbol is `symbol` (`Inner.method` is in `Inner`)."""
-        first = symbol.split(".", 1)[0] if "." in symbol else symbol
+        """The scope of a fragment of `path` whose symbol is `symbol` (`Inner.method` is in `Inner`, and so is
+        `class.Inner`, the class's header with the members declared first)."""
+        named = symbol[len("class."):] if symbol.startswith("class.") else symbol
+        first = named.split(".", 1)[0] if "." in named else named
         inner = f"{path}::{first}"
         return cls(context, inner if first and inner in context.scripts else path, engine, symbol=symbol)
 
@@ -285,6 +287,18 @@ def _text(node: ts.Node) -> str:
     return node.text.decode("utf-8", "replace")
 
 
+def member_level(statement: ts.Node) -> bool:
+    """A statement declaring a member of its class: at the top of the file or of a class body, or at the top
+    of an indented fragment (an inner class's members), which is parsed inside `func __fragment__():`."""
+    parent = statement.parent
+    holder = parent.parent if parent is not None else None
+    if parent is None or parent.type in ("source", "class_body"):
+        return parent is not None
+    return parent.type == "body" and holder is not None and holder.type == "function_definition" and \
+        holder.parent is not None and holder.parent.type == "source" and \
+        _text(holder.child_by_field_name("name")) == "__fragment__"
+
+
 def fragment_locals(root: ts.Node, scope: Scope) -> tuple[dict[str, str | None], dict[str, str]]:
     """Names a fragment declares (variables, parameters, loop variables) with their types (declared,
     or read from the value: `var col = move_and_collide(...)` is a KinematicCollision), and the
@@ -295,8 +309,8 @@ def fragment_locals(root: ts.Node, scope: Scope) -> tuple[dict[str, str | None],
     for node in descendants(root):
         if node.type == "variable_statement" and node.parent is not None and node.parent.type == "body":
             name = node.child_by_field_name("name")
-            if name is None:
-                continue
+            if name is None or "@" not in scope.symbol and member_level(node):
+                continue  # (an inner class's member, in its indented fragment: not a local)
             type_node = next((c for c in node.named_children if c.type == "type"), None)
             value = node.child_by_field_name("value") or next(
                 (c for c in reversed(node.named_children) if c.type not in ("name", "type", "inferred_type")), None)

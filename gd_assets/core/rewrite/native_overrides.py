@@ -7,7 +7,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from gd_assets.core.overrides import SIGNAL_SUFFIX, Override, overridden_anywhere, override_of, shadow_of
-from gd_assets.core.receivers import ANY_PROJECT, UNKNOWN
+from gd_assets.core.receivers import ANY_PROJECT, UNKNOWN, member_level
 from gd_assets.core.rewrite.tree import text_of
 
 
@@ -32,7 +32,7 @@ class OverrideRules:
     def on_name(self, node: ts.Node) -> None:
         """`const Logger = preload(...)` -> `const Logger_ = ...` where Godot 4 has a class `Logger`."""
         parent = node.parent
-        if parent is None or parent.parent is None or parent.parent.type not in ("source", "class_body"):
+        if parent is None or not member_level(parent):
             return
         found = shadow_of(self.scope, text_of(node))
         if found is not None:

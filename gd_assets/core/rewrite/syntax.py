@@ -21,7 +21,7 @@ from gd_assets.core.cues import (
 )
 from gd_assets.core.overrides import shadow_of
 from gd_assets.core.project_context import stored_name
-from gd_assets.core.receivers import UNKNOWN, is_engine
+from gd_assets.core.receivers import UNKNOWN, is_engine, member_level
 from gd_assets.core.rewrite.rules import PAUSE_TO_PROCESS
 from gd_assets.core.rewrite.tree import IDENT, args_of, string_value, text_of
 from gd_assets.core.slicing import descendants
@@ -295,8 +295,8 @@ class SyntaxRules:
         name = statement.child_by_field_name("name") if statement is not None else None
         found = script.wide_setters.get(text_of(name)) if script is not None and name is not None else None
         indent = self.indent_of(statement) if statement is not None else None
-        if found is None or found[0] != setter or indent is None or statement.parent.type != "source":
-            return False  # (an inner class's setters are not read: Script.wide_setters)
+        if found is None or found[0] != setter or indent is None:
+            return False
         step, backing = script.indent, found[1]
         value = "new_value" if text_of(name) == "value" else "value"
         block = f":\n{indent}{step}set({value}):\n{indent}{step * 2}{self.overridden_name(own, setter)}({value})"
@@ -339,7 +339,7 @@ class SyntaxRules:
         self._redefined_member(node)
 
     def _redefined_member(self, node: ts.Node) -> None:
-        if node.parent is None or node.parent.type != "source" or self.scope is None:
+        if not member_level(node) or self.scope is None:
             return
         name = node.child_by_field_name("name") or next((c for c in node.children if c.type == "name"), None)
         base = self.engine_class(self.scope.self_type())
