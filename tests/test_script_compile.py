@@ -1021,3 +1021,27 @@ def test_onready_in_an_inner_class_which_the_parser_cannot_read_there_becomes_an
     new, edits, _, _ = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
     assert '\t@onready var label : Label = get_parent().get_node("Value")\n\t@onready var size_now := size\n' in new
     assert {(e.start_line, e.rule) for e in edits} >= {(8, "onready"), (9, "onready"), (9, "member_rename")}
+
+
+def test_a_target_and_method_name_godot_4_takes_as_one_callable_are_read_off_the_signatures(rules):
+    """Every api_diff row whose Godot 3 signature has an (Object, String) pair where Godot 4's has a Callable:
+    the pair becomes the Callable, a Godot 3 `userdata` Godot 4 dropped is bound to it (Godot 3 passed it to the
+    method), and the method's own renames still apply (bsearch_custom printed the same in 3.6.2 and 4.6.3)."""
+    assert {("Array", "bsearch_custom"), ("Physics2DServer", "area_set_monitor_callback"),
+            ("VisualServer", "request_frame_drawn_callback")} <= set(rules.surface.callable_pairs)
+    script = ('extends Node2D\n\nvar area: RID\nvar numbers = [1, 3, 5]\n\nfunc _ready():\n'
+              '\tPhysics2DServer.area_set_monitor_callback(area, self, "_on_body")\n'
+              '\tvar at = numbers.bsearch_custom(3, self, "_less", true)\n'
+              '\tVisualServer.request_frame_drawn_callback(self, "_drawn", 7)\n'
+              '\tPhysics2DServer.area_set_monitor_callback(area, self, method_name)\n\n'
+              'func _less(a, b):\n\treturn a < b\n\nfunc find(x):\n\treturn numbers.bsearch_custom(x, self, "_less")\n\n'
+              'func find4(x):\n\treturn numbers.bsearch_custom(x, _less)\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
+    assert judged["find"].migration_needed and not judged["find4"].migration_needed  # the arity fits both
+    assert "\tPhysicsServer2D.area_set_monitor_callback(area, self._on_body)\n" in new
+    assert "\tvar at = numbers.bsearch_custom(3, self._less, true)\n" in new
+    assert "\tRenderingServer.request_frame_drawn_callback(self._drawn.bind(7))\n" in new
+    assert "area_set_monitor_callback(area, self, method_name)\n" in new  # a name held in a variable: left
+    assert {e.evidence["id"] for e in edits if e.rule == "callable_argument"} == {
+        "map:diff:method:Physics2DServer.area_set_monitor_callback", "map:diff:method:Array.bsearch_custom",
+        "map:diff:method:VisualServer.request_frame_drawn_callback"}

@@ -19,6 +19,30 @@ from gd_assets.core import duck
 GLOBAL_CLASSES = ("@GDScript", "@GlobalScope")
 
 
+@dataclass(frozen=True)
+class CallablePair:
+    """Where a Godot 3 method took a target and a method name that Godot 4 takes as one Callable."""
+
+    row: str              # the api_diff row (both signatures)
+    index: int            # the position of the target among the arguments (the name follows it)
+    after3: tuple[str, ...]  # Godot 3's parameters after the pair, by name
+    after4: tuple[str, ...]  # Godot 4's parameters after the Callable, by name
+
+
+def callable_pair(row: str, old: str, new: str) -> CallablePair | None:
+    """The CallablePair of two signatures (`void f(a: RID, receiver: Object, method: String)` and `void
+    f(a: RID, callback: Callable)`), or None where the pair and the Callable do not line up."""
+    def params(signature: str) -> list[tuple[str, str]]:
+        inner = signature[signature.find("(") + 1:signature.rfind(")")]
+        return [(p.split(":")[0].strip(), p.split(":")[1].split("=")[0].strip()) for p in split_args(inner) if ":" in p]
+    p3, p4 = params(old), params(new)
+    for i in range(len(p3) - 1):
+        if p3[i][1] == "Object" and p3[i + 1][1] == "String" and i < len(p4) and p4[i][1] == "Callable" and \
+                [t for _, t in p3[:i]] == [t for _, t in p4[:i]]:
+            return CallablePair(row, i, tuple(n for n, _ in p3[i + 2:]), tuple(n for n, _ in p4[i + 1:]))
+    return None
+
+
 @dataclass
 class Surface:
     classes: dict[str, set[str]] = field(default_factory=lambda: {"3": set(), "4": set()})
@@ -48,6 +72,9 @@ class Surface:
     curated_renames: dict[tuple[str, str], str] = field(default_factory=dict)
     # (version, class, property) -> (setter, getter) as the reference documents them
     accessors: dict[tuple[str, str, str], tuple[str, str]] = field(default_factory=dict)
+    # (Godot 3 class, method) -> where its (Object, method name) pair of parameters became one Callable in Godot 4
+    # (`bsearch_custom(value, obj, "f", before)` -> `bsearch_custom(value, obj.f, before)`), from the api_diff rows
+    callable_pairs: dict[tuple[str, str], CallablePair] = field(default_factory=dict)
     _accessor_index: dict[tuple[str, str, str], tuple[str, str, int]] = field(default_factory=dict, repr=False)
 
     def ancestors(self, version: str, cls: str) -> list[str]:
@@ -272,9 +299,17 @@ def _read_surface(corpus_db: str, _state: tuple[int, int, int]) -> Surface:
         curated = con.execute("SELECT class_context, old_name, new_name FROM api_mapping WHERE source = "
                               "'curated_answer' AND change_kind = 'renamed' AND class_context <> 'ProjectSettings' "
                               "AND strpos(class_context, '*') = 0 AND strpos(old_name, '*') = 0").fetchall()
+        callables = con.execute("SELECT id, old_signature, new_signature FROM api_mapping WHERE source = 'api_diff' "
+                                "AND category = 'method' AND old_signature LIKE '%: Object%' AND new_signature LIKE "
+                                "'%: Callable%' ORDER BY id").fetchall()
         ambiguous = con.execute(
             "SELECT old_name, new_name FROM api_mapping WHERE source = 'rename_map' AND ambiguous "
             "AND old_name IS NOT NULL AND new_name IS NOT NULL").fetchall()
+    for row_id, old, new in callables:
+        found = callable_pair(row_id, old, new)
+        if found is not None:
+            cls, _, name = row_id.removeprefix("map:diff:method:").rpartition(".")
+            surface.callable_pairs[(cls, name)] = found
     for ver, cls, kind, name, signature in rows:
         if kind == "class":
             surface.classes[ver].add(cls)

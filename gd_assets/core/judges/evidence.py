@@ -584,6 +584,12 @@ class EvidenceJudge:
             # Only UndoRedo has these in Godot 3; Godot 4's takes one Callable (its editor manager, which
             # Godot 3 lacks, still takes an object and a name: hence only in a Godot 3 project).
             return [Marker("3", name, f'`{name}(object, "method", …)` (Godot 4: `{name}(callable)`)', 0.85)]
+        pair = next((p for (_, n), p in s.callable_pairs.items() if n == name and len(parts) > p.index + 1 and
+                     parts[p.index + 1][:1] in "\"'"), None) if name not in _UNDO_REDO_CALLS | _CALLBACK_PAIRS else None
+        if pair is not None:  # a method name where Godot 4's signature takes a Callable (the class references;
+            # not UndoRedo's, above: Godot 4's EditorUndoRedoManager takes an object and a name; nor `start()` and
+            # the other _CALLBACK_PAIRS, whose marker wants `self`: a project's `start("intro", "x")` is common)
+            return [Marker("3", name, f"`{shape}`: a target and a method name (Godot 4: one Callable)", 0.85)]
         if name == "save" and receiver == "ResourceSaver" and (godot3 or parts[:1] and parts[0].startswith('"')):
             return [Marker("3", name, "`ResourceSaver.save(path, resource)` (Godot 4: `save(resource, path)`)", 0.85)]
         if godot3 and name in _SILENT_CHANGES:

@@ -46,6 +46,36 @@ class CallRules:
         "apply_impulse": ("_swap_position", ("apply_impulse",)), "add_force": ("_swap_position", ("apply_force",)),
     }
 
+    def call_rule(self, name: str):
+        """The rule of `name` (TreeEditor.call_rule), else, for a method whose target and method name became one
+        Callable in Godot 4 (RewriteRules.callable_pairs, read from the class references' signatures), that."""
+        found = super().call_rule(name)
+        if found is not None or not any(n == name for _, n in self.rules.surface.callable_pairs):
+            return found
+        return lambda call, chain, owner: self._callable_pair(call, owner, name)
+
+    def _callable_pair(self, call: ts.Node, owner: str, name: str) -> bool:
+        """`PhysicsServer2D.area_set_monitor_callback(area, self, "_on_body")` -> `(area, self._on_body)`; a Godot 3
+        `userdata`/`binds` argument Godot 4 no longer takes is bound to the Callable (Godot 3 passed it to the
+        method). Only the arguments change (False: the method's own renames still apply)."""
+        cls3 = self.rules.surface.owner_of("3", owner, name) if is_engine(owner) else None
+        pair = self.rules.surface.callable_pairs.get((cls3, name)) if cls3 else None
+        args = args_of(call)
+        if pair is None or len(args) < pair.index + 2 or string_value(args[pair.index + 1]) is None:
+            return False
+        kept, binds = [], []
+        for arg, param in zip(args[pair.index + 2:], pair.after3):
+            if not binds and pair.after4[len(kept):len(kept) + 1] == (param,):  # the same parameter, in place
+                kept.append(self.render(arg))
+            elif param in ("userdata", "ud") and param not in pair.after4:
+                binds.append(arg)
+            else:
+                return False  # (`binds` arrays and the rest: the specific rules, or left as they are)
+        target, method = args[pair.index], args[pair.index + 1]
+        new = ", ".join([self.callable_of(target, method, binds), *kept])
+        self.edit(target.start_point, args[-1].end_point, new, "callable_argument", self.rules.cite(pair.row), 0.85)
+        return False
+
     def call_yield(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
         if chain is not None:
             return False

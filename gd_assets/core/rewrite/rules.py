@@ -475,7 +475,8 @@ def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
         ).fetchall()
         wanted = sorted(set(SYNTAX_ROWS.values()) | {v[1] for v in EXTRA_RENAMES.values()} |
                         {f"map:diff:{k}:{c}.{n}" for c, n in MOVED_MEMBERS for k in ("method", "property", "constant")} |
-                        {f"map:diff:constant:@GlobalScope.{n}" for n in GLOBAL_CONSTANTS})
+                        {f"map:diff:constant:@GlobalScope.{n}" for n in GLOBAL_CONSTANTS} |
+                        {pair.row for pair in rules.surface.callable_pairs.values()})
         cited = con.execute(f"SELECT id, title FROM api_mapping WHERE id IN ({', '.join('?' * len(wanted))})",
                             wanted).fetchall()
         scene = con.execute("SELECT id, title, class_context, old_name, new_name, new_signature FROM api_mapping "
