@@ -1045,3 +1045,8 @@ def test_a_target_and_method_name_godot_4_takes_as_one_callable_are_read_off_the
     assert {e.evidence["id"] for e in edits if e.rule == "callable_argument"} == {
         "map:diff:method:Physics2DServer.area_set_monitor_callback", "map:diff:method:Array.bsearch_custom",
         "map:diff:method:VisualServer.request_frame_drawn_callback"}
+    # a class Godot 4 moved to another name pairs the two references' signatures, citing Godot 4's
+    web = 'extends Node\n\nvar ref\n\nfunc _ready():\n\tref = JavaScript.create_callback(self, "on_read")\n'
+    new, edits, _, _ = migrate(rules, {**GODOT3, "w.gd": web}, "w.gd")
+    assert "\tref = JavaScriptBridge.create_callback(self.on_read)\n" in new
+    assert "docs:4:JavaScriptBridge.method.create_callback" in {e.evidence["id"] for e in edits}

@@ -73,7 +73,10 @@ class CallRules:
                 return False  # (`binds` arrays and the rest: the specific rules, or left as they are)
         target, method = args[pair.index], args[pair.index + 1]
         new = ", ".join([self.callable_of(target, method, binds), *kept])
-        self.edit(target.start_point, args[-1].end_point, new, "callable_argument", self.rules.cite(pair.row), 0.85)
+        cite = self.rules.cite(pair.row) if pair.row.startswith("map:") else {
+            "table": "docs_chunks", "id": pair.row, "title": f"{pair.row.split(':')[2].replace('.method.', '.')} "
+                                                             "(Godot 4 method)"}
+        self.edit(target.start_point, args[-1].end_point, new, "callable_argument", cite, 0.85)
         return False
 
     def call_yield(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:

@@ -230,6 +230,8 @@ class NameRules:
         base = node.children[0]
         members = [c for c in node.children[1:] if c.type not in (".", "line_continuation", "comment")]
         if members and base.type == "identifier" and self._moved(node, base, members[0]):
+            if members[0].type == "attribute_call":  # `JavaScript.create_callback(self, "m")`: its arguments too
+                self._callable_pair(members[0], text_of(base), text_of(members[0].children[0]))
             members = members[1:]
         for member in members:
             owner = self.chain_owner(node, member)
