@@ -17,6 +17,8 @@ from pathlib import Path
 from gd_assets.core import duck
 
 GLOBAL_CLASSES = ("@GDScript", "@GlobalScope")
+# Godot 3 classes whose members Godot 4 moved to classes of other names (no rename row pairs them)
+MOVED_CLASSES = {"Geometry": ("Geometry2D", "Geometry3D"), "JavaScript": ("JavaScriptBridge",)}
 
 
 @dataclass(frozen=True)
@@ -310,6 +312,12 @@ def _read_surface(corpus_db: str, _state: tuple[int, int, int]) -> Surface:
         if found is not None:
             cls, _, name = row_id.removeprefix("map:diff:method:").rpartition(".")
             surface.callable_pairs[(cls, name)] = found
+    methods = {(v, cls, name): sig for v, cls, kind, name, sig in rows if kind == "method" and sig}
+    for (v, cls3, name), sig3 in methods.items():  # a class moved to another name: the two references' signatures
+        target = next((t for t in MOVED_CLASSES.get(cls3, ()) if ("4", t, name) in methods), None) if v == "3" else None
+        found = callable_pair(f"docs:4:{target}.method.{name}", sig3, methods["4", target, name]) if target else None
+        if found is not None and (cls3, name) not in surface.callable_pairs:
+            surface.callable_pairs[(cls3, name)] = found
     for ver, cls, kind, name, signature in rows:
         if kind == "class":
             surface.classes[ver].add(cls)

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from gd_assets.core import duck
-from gd_assets.core.corpus.surface import Surface, callable_pair, load_surface
+from gd_assets.core.corpus.surface import MOVED_CLASSES, Surface, load_surface
 from gd_assets.core.rewrite.answers import Answers, CuratedAnswer, GoneAnswer, gone_answer
 
 # Node.pause_mode (inherit, stop, process) -> process_mode (inherit, pausable, always)
@@ -173,7 +173,6 @@ MOVED_MEMBERS = {
 # What an assignment to a moved property becomes: `OS.clipboard = t` -> `DisplayServer.clipboard_set(t)`.
 MOVED_SETTERS = {("OS", "clipboard"): "DisplayServer.clipboard_set"}
 # Classes Godot 4 split or renamed without a map row: each member goes to the one that documents it.
-MOVED_CLASSES = {"Geometry": ("Geometry2D", "Geometry3D"), "JavaScript": ("JavaScriptBridge",)}
 
 
 # Godot 3's joypad constants -> Godot 4's (buttons by their position, as the input map converts them);
@@ -464,22 +463,6 @@ def _classes(context: str | None) -> tuple[str, ...]:
     return tuple(c.strip() for c in (context or "").split(",") if c.strip())
 
 
-def _moved_callable_pairs(surface: Surface, methods: list[tuple]) -> None:
-    """Callable pairs (Surface.callable_pairs) of the classes Godot 4 moved to another name (`JavaScript` ->
-    `JavaScriptBridge`), which the api_diff rows do not pair: the two references' signatures, the Godot 4 one
-    cited."""
-    signatures = {(v, cls, name): sig for v, cls, name, sig in methods if sig}
-    for cls3, targets in MOVED_CLASSES.items():
-        for (v, cls, name), sig3 in signatures.items():
-            sig4 = next((signatures.get(("4", t, name)) for t in targets if ("4", t, name) in signatures), None)
-            if v != "3" or cls != cls3 or sig4 is None or (cls3, name) in surface.callable_pairs:
-                continue
-            target = next(t for t in targets if ("4", t, name) in signatures)
-            found = callable_pair(f"docs:4:{target}.method.{name}", sig3, sig4)
-            if found is not None:
-                surface.callable_pairs[(cls3, name)] = found
-
-
 @lru_cache(maxsize=4)
 def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
     """The rename rows and rule citations of a corpus file (cached per file and corpus version)."""
@@ -505,10 +488,6 @@ def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
         answers = con.execute("SELECT id, title, class_context, old_name, change_kind, new_name, text, "
                               "coalesce(new_signature, '') FROM api_mapping WHERE source = 'curated_answer' ORDER BY id"
                               ).fetchall()
-        moved = sorted({c for c in MOVED_CLASSES} | {c for cs in MOVED_CLASSES.values() for c in cs})
-        moved_methods = con.execute(
-            f"SELECT godot_version, class_name, member_name, signature FROM docs_chunks WHERE member_kind = 'method' "
-            f"AND class_name IN ({', '.join('?' * len(moved))})", moved).fetchall()
         keys = con.execute("SELECT godot_version, member_name, signature FROM docs_chunks WHERE class_name = "
                            "'@GlobalScope' AND member_kind = 'constant' AND member_name LIKE 'KEY\\_%' ESCAPE '\\'"
                            ).fetchall()
@@ -527,7 +506,6 @@ def load_rules(corpus_db: str, version: str = "") -> RewriteRules:
     rules.scene_classes = {old: Rename(row_id, title, new, (), False) for row_id, title, old, new in scene_classes}
     rules.prototypes = {row_id.removeprefix("proto:"): title for row_id, title in prototypes}
     rules.answers = Answers([CuratedAnswer(*row) for row in answers])
-    _moved_callable_pairs(rules.surface, moved_methods)
     rules.key_codes = _key_codes(keys, rules.renames)
     if release:
         rules.godot4_release = ".".join(release.split(".")[:2])
