@@ -18,6 +18,7 @@ var _current = null
 var _left = 0
 var _last_tree = []
 var _done = false
+var _starting = false  # the next scene is on its way (deferred)
 
 
 func _say(parts):
@@ -102,6 +103,8 @@ func _process(_delta):
 			_say(["DONE", _frame])
 			get_tree().quit()
 		return
+	if _starting:
+		return
 	if _current != null:
 		_left -= 1
 		if _left > 0:
@@ -110,6 +113,14 @@ func _process(_delta):
 			_current.free()
 		_say(["END", "scene", _scenes[_index]])
 		_current = null
+	# the next scene enters after this frame's processing, as a game's own scene change does: nodes
+	# made while the engine is still processing can land where the freed ones were and be skipped
+	_starting = true
+	call_deferred("_start_next_scene")
+
+
+func _start_next_scene():
+	_starting = false
 	_index += 1
 	if _index >= _scenes.size():
 		_done = true

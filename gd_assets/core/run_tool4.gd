@@ -21,6 +21,7 @@ var _current: Node = null
 var _left := 0
 var _last_tree: PackedStringArray = []
 var _done := false
+var _starting := false  # the next scene is on its way (deferred)
 
 
 func _say(parts: Array) -> void:
@@ -97,6 +98,8 @@ func _process(_delta: float) -> void:
 			_say(["DONE", _frame])
 			get_tree().quit()
 		return
+	if _starting:
+		return
 	if _current != null:
 		_left -= 1
 		if _left > 0:
@@ -105,6 +108,14 @@ func _process(_delta: float) -> void:
 			_current.free()
 		_say(["END", "scene", _scenes[_index]])
 		_current = null
+	# the next scene enters after this frame's processing, as a game's own scene change does: nodes
+	# made while the engine is still processing can land where the freed ones were and be skipped
+	_starting = true
+	_start_next_scene.call_deferred()
+
+
+func _start_next_scene() -> void:
+	_starting = false
 	_index += 1
 	if _index >= _scenes.size():
 		_done = true
