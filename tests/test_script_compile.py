@@ -453,6 +453,35 @@ def test_a_signal_named_like_a_function_of_its_script_is_renamed_where_it_is_use
     assert '[connection signal="error_message_signal" from="." to="Out" method="queue_free"]' in scene
 
 
+def test_a_scene_connection_to_a_signal_godot_4_renamed_or_dropped_is_judged_and_answered(rules):
+    """Godot 4 refuses a connection to a signal the node's class lacks ("Attempt to connect nonexistent
+    signal") when the scene loads; these lines used to be judged neutral and left as written."""
+    files = {**GODOT3,
+             "prompt.gd": 'extends WindowDialog\n\nsignal item_rmb_selected\n\nfunc _on_show():\n\tpass\n',
+             "prompt.tscn": ('[gd_scene load_steps=2 format=2]\n\n[ext_resource path="res://prompt.gd" type="Script" id=1]\n\n'
+                             '[node name="Prompt" type="WindowDialog"]\nscript = ExtResource( 1 )\n\n'
+                             '[node name="Command" type="LineEdit" parent="."]\n\n[node name="List" type="Tree" parent="."]\n\n'
+                             '[connection signal="about_to_show" from="." to="." method="_on_show"]\n'
+                             '[connection signal="text_entered" from="Command" to="." method="_on_show"]\n'
+                             '[connection signal="item_rmb_selected" from="List" to="." method="_on_show"]\n'
+                             '[connection signal="item_rmb_selected" from="." to="." method="_on_show"]\n'
+                             '[connection signal="popup_hide" from="." to="." method="_on_show"]\n')}
+    scene, edits, manual, judged = migrate(rules, files, "prompt.tscn")
+    assert '[connection signal="about_to_popup" from="." to="." method="_on_show"]' in scene
+    assert '[connection signal="text_submitted" from="Command" to="." method="_on_show"]' in scene
+    renamed = {e.evidence["id"] for e in edits if e.rule == "signal_rename"}
+    assert renamed == {"map:rename:signal:about_to_show", "map:rename:signal:text_entered"}
+    [removed] = [m for m in manual if m.kind == "signal_removed"]   # Tree's: no signal took its place
+    assert "`List` (Tree)" in removed.what and removed.evidence[0]["id"] == "docs:3:Tree.signal.item_rmb_selected"
+    # the script's own signal, and a dialog's popup_hide its script declares in Godot 4, stay as they are
+    assert '[connection signal="item_rmb_selected" from="." to="." method="_on_show"]' in scene
+    assert '[connection signal="popup_hide" from="." to="." method="_on_show"]' in scene
+    script, _, _, _ = migrate(rules, files, "prompt.gd")
+    assert "signal popup_hide" in script
+    flagged = [k for k, j in judged.items() if j.migration_needed and "connection to" in j.rationale]
+    assert len(flagged) == 3, {k: j.rationale for k, j in judged.items()}
+
+
 def test_a_flag_godot_4_made_an_enum_gets_the_enum_value(rules):
     script = 'extends Node\n\nfunc f(label: Label, on):\n\tlabel.autowrap = true\n\tlabel.set_autowrap(on)\n'
     new, _, _, _ = migrate(rules, {**GODOT3, "w.gd": script}, "w.gd")

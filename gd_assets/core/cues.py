@@ -780,6 +780,19 @@ def _connection_override_cue(attrs: dict, cues: _Cues) -> None:
         cues.add(signal, "signal_clash", PROJECT + emitter)
 
 
+def emitter_class(attrs: dict, scope: Scope | None) -> str | None:
+    """The engine class whose signal a scene connection names: its `from` node's type, unless the node's
+    script declares a signal of that name itself."""
+    origin, signal = attrs.get("from", "").strip('"'), attrs.get("signal", "").strip('"')
+    if scope is None or not origin or not signal:
+        return None
+    script = scope.context.scene_scripts.get((scope.path, origin))
+    if script and (scope.owner(PROJECT + script, signal).startswith(PROJECT) or
+                   signal == "popup_hide" and signal in getattr(scope.context.scripts.get(script), "self_signals", ())):
+        return None  # the script's own signal (a dialog's `popup_hide` it declares in Godot 4: popup_hide_host)
+    return scope.context.node_type_in_scene(scope.path, origin)
+
+
 def _call_receiver(name: str, scope: Scope | None) -> str | None:
     """A bare call: a constructor (`Timer()`, `PoolStringArray()`) or a method of the script's chain."""
     if scope is None:
@@ -923,7 +936,8 @@ def _scene_cues(text: str, cues: _Cues) -> None:
             if tag == "connection":
                 for name in ("signal", "method"):
                     if name in attrs:
-                        cues.add(attrs[name].strip('"'), "connection")
+                        cues.add(attrs[name].strip('"'), "connection",
+                                 emitter_class(attrs, cues.scope) if name == "signal" else None)
                 _connection_override_cue(attrs, cues)
             cls, node = _block_class(tag, attrs, cues.scope)
             members = _script_members(cues.scope, node)

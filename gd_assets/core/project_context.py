@@ -333,6 +333,10 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
                     ctx.scene_nodes[(scene, node.path)] = type_
             if node.script:
                 ctx.scene_scripts[(scene, node.path)] = node.script
+        for origin, _to, signal, _method in scenes[scene].connections:  # a dialog's `popup_hide` connected
+            emitter = ctx.scripts.get(ctx.scene_scripts.get((scene, origin), ""))  # in its scene: its script's own
+            if signal == "popup_hide" and emitter is not None:
+                emitter.self_signals.add(signal)
     for f in files:  # the function of each shader that declares the uniform of a built-in texture
         if f["kind"] == "shader":
             for frag in slice_file(f["path"], "shader", f["text"]):

@@ -672,6 +672,8 @@ class EvidenceJudge:
             elif cue.source == "connection" and text in _TWEEN3_SIGNALS:
                 out.append(Marker("3", text, f"`{text}`: a Godot 3 Tween node's signal (Godot 4's Tween, made by "
                                              "`create_tween()`, emits `finished`)", 0.85))
+            elif cue.source == "connection" and cue.receiver:
+                out.extend(self._signal_markers(cue.receiver, text))
             elif cue.source in ("node_type", "resource_type", "value_type"):
                 out.extend(m for m in self._name_markers(text, "type"))
                 if text == "Tween" and cue.source == "node_type":
@@ -692,6 +694,19 @@ class EvidenceJudge:
         if any(c.source == "shader_word" for c in item.cues):
             out.extend(self._shader_markers(item))
         return out
+
+    def _signal_markers(self, cls: str, name: str) -> list[Marker]:
+        """A scene connection to signal `name` of a node of engine class `cls`: which reference has it."""
+        s = self.surface
+        c3, c4 = self._versions_of(cls)
+        in3 = bool(c3 and s.owner_of("3", c3, name, ("signal",)))
+        in4 = bool(c4 and s.owner_of("4", c4, name, ("signal",)))
+        if in3 and not in4:
+            return [Marker("3", name, f"a connection to `{c3}`'s signal `{name}`, which Godot 4's `{c4 or c3}` does "
+                                      "not have (the connection fails when the scene loads)", 0.85)]
+        if in4 and not in3:
+            return [Marker("4", name, f"a connection to `{c4}`'s Godot 4 signal `{name}`", 0.75)]
+        return []
 
     def _shader_markers(self, item: JudgeInput) -> list[Marker]:
         renames = self.surface.renames.get("shader", {})

@@ -15,6 +15,7 @@ import math
 import re
 
 from gd_assets.core import properties
+from gd_assets.core.cues import emitter_class
 from gd_assets.core.overrides import SIGNAL_SUFFIX, override_of
 from gd_assets.core.receivers import PROJECT, Scope, is_project
 from gd_assets.core.rewrite.edits import FragmentRewrite
@@ -182,13 +183,21 @@ class SceneRewriter:
             self.ed.replace(a + 1, z - 1, signal + SIGNAL_SUFFIX, "signal_clash",
                             self.rules.cite_page("gdscript_basics#signals"), 0.85)
             return
-        cls = self.scope.context.node_type_in_scene(self.scope.path, origin)
+        cls = emitter_class({k: raw for k, (raw, _a, _z) in b.attrs.items()}, self.scope)
         if not cls:
             return
         row = self.rules.member_rename("signal", signal, cls)
         if row is not None:
             _, a, z = b.attrs["signal"]
             self.ed.replace(a + 1, z - 1, row.new, "signal_rename", row.cite(), 0.9)
+            return
+        owner3 = self.surface.owner_of("3", cls, signal, ("signal",))
+        if owner3 is not None and self.surface.owner_of("4", self.rules.in4(cls), signal, ("signal",)) is None:
+            self.ed.manual_item(*b.header, "signal_removed", f"connection of `{signal}` from `{origin}` ({cls})",
+                                f"Godot 4's `{self.rules.in4(cls)}` has no `{signal}` signal and no signal took its "
+                                "place: the connection fails when the scene loads; connect what replaces it, or "
+                                "declare and emit the signal in the node's script",
+                                [self.rules.cite_member("3", owner3, "signal", signal)])
 
     def _tween_connection(self) -> None:
         """A connection from a Tween node: made on each tween its script creates (tweens.py)."""
