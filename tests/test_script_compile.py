@@ -482,6 +482,17 @@ def test_a_scene_connection_to_a_signal_godot_4_renamed_or_dropped_is_judged_and
     assert len(flagged) == 3, {k: j.rationale for k, j in judged.items()}
 
 
+def test_an_instanced_nodes_reference_in_its_header_is_rewritten_with_the_scene(rules):
+    """`[node ... instance=ExtResource( 1 )]` with nothing else Godot 3 in its block: once the file says
+    format=3, Godot 4 reads that id as no resource at all ("Parse Error: File unrecognized")."""
+    files = {**GODOT3, "a.tscn": '[gd_scene format=2]\n\n[node name="A" type="Node2D"]\n',
+             "b.tscn": ('[gd_scene load_steps=2 format=2]\n\n[ext_resource path="res://a.tscn" type="PackedScene" id=1]\n\n'
+                        '[node name="B" type="Node2D"]\n\n[node name="player" parent="." instance=ExtResource( 1 )]\n')}
+    scene, _, _, judged = migrate(rules, files, "b.tscn")
+    assert '[node name="player" parent="." instance=ExtResource("1")]' in scene and "format=3" in scene
+    assert sum(j.migration_needed for j in judged.values()) == 3, {k: j.rationale for k, j in judged.items()}
+
+
 def test_a_flag_godot_4_made_an_enum_gets_the_enum_value(rules):
     script = 'extends Node\n\nfunc f(label: Label, on):\n\tlabel.autowrap = true\n\tlabel.set_autowrap(on)\n'
     new, _, _, _ = migrate(rules, {**GODOT3, "w.gd": script}, "w.gd")
