@@ -247,3 +247,22 @@ def test_a_scene_run_after_another_starts_once_the_engine_has_finished_with_the_
                             game_run.RunSettings(frames=3, scene_frames=3))
     assert run.scenes.scenes == {"cameras.tscn": "done", "camera.tscn": "done"}, run.scenes.scenes
     assert run.scenes.scene_prints["camera.tscn"] == ["current true"] * 8, run.scenes.scene_prints
+
+
+def test_an_engine_printing_the_same_lines_every_frame_is_read_without_keeping_every_repeat():
+    """Past its budget a capture keeps only lines it has not seen, and every marker line of the run tool."""
+    import io
+
+    from gd_assets.core.engines import Capture
+
+    flood = (b"ERROR: Condition \"!is_inside_tree()\" is true.\n   at: get_global_transform (canvas_item.cpp:84)\n"
+             * 5000)
+    stream = io.BytesIO(b"before\n" + flood + b"@@gd-run END\tscene\tres://a.tscn\n" + flood +
+                        b"a new line\n@@gd-run END\tscene\tres://a.tscn\n")
+    capture = Capture(stream, budget=1000)
+    text = capture.text()
+    lines = text.splitlines()
+    assert lines[0] == "before" and lines.count("@@gd-run END\tscene\tres://a.tscn") == 2
+    assert "a new line" in lines and len(text) < 2000 and capture.dropped > 19000
+    phase = game_run.parse_run(text)
+    assert phase.engine_errors[:1] == ['Condition "!is_inside_tree()" is true.']

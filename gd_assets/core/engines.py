@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,15 +58,49 @@ class Godot:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT if merge else subprocess.PIPE, env=environ,
                                 start_new_session=True, preexec_fn=sandbox.limits if sandbox is not None else None)
+        captures = [Capture(proc.stderr)] if proc.stderr is not None else []
+        captures.append(Capture(proc.stdout))
         try:
-            out, err = proc.communicate(timeout=timeout)
-            status: int | None = proc.returncode
+            status: int | None = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
-            out, err = proc.communicate()
+            proc.wait()
             status = None
-        text = (err or b"").decode(errors="replace") + "\n" + out.decode(errors="replace")
+        text = "\n".join(c.text() for c in captures) if len(captures) > 1 else "\n" + captures[0].text()
         return status, _ANSI.sub("", text)
+
+
+class Capture:
+    """What a process prints on one pipe, read as it comes. Up to `budget` bytes every line is kept; past it,
+    only lines not seen before and the tools' marker lines (`@@gd-`): a game printing the same error every
+    frame printed gigabytes, all held in memory, where a few distinct lines say the same."""
+
+    BUDGET = 32 << 20
+    SEEN = 1 << 18  # distinct lines remembered past the budget
+
+    def __init__(self, stream, budget: int = BUDGET) -> None:
+        self.parts: list[bytes] = []
+        self.size, self.budget, self.dropped = 0, budget, 0
+        self.seen: set[int] = set()
+        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _read(self, stream) -> None:
+        for line in iter(stream.readline, b""):
+            key = hash(line)
+            if self.size < self.budget or line.startswith(b"@@gd-") or \
+                    key not in self.seen and len(self.seen) < self.SEEN:
+                self.parts.append(line)
+                self.size += len(line)
+            else:
+                self.dropped += 1
+            if len(self.seen) < self.SEEN:
+                self.seen.add(key)
+        stream.close()
+
+    def text(self) -> str:
+        self.thread.join()
+        return b"".join(self.parts).decode(errors="replace")
 
 
 def godot_version(command: Sequence[str], timeout: float = 60.0, major: str = "4") -> str | None:
