@@ -493,6 +493,18 @@ def test_an_instanced_nodes_reference_in_its_header_is_rewritten_with_the_scene(
     assert sum(j.migration_needed for j in judged.values()) == 3, {k: j.rationale for k, j in judged.items()}
 
 
+def test_a_signal_godot_4_renamed_is_renamed_on_an_untyped_receiver_unless_the_project_has_one_of_the_name(rules):
+    """`get_node(PATH).connect("text_entered", ...)`: an untyped value; no Godot 4 class has `text_entered`,
+    so `.text_entered.connect` failed at run time ("Invalid access to property or key 'text_entered'")."""
+    script = ('extends Node\n\nonready var query = get_node("A/B")\n\nfunc _ready():\n'
+              '\tquery.connect("text_entered", self, "run")\n\nfunc run(t):\n\tpass\n')
+    new, _, _, _ = migrate(rules, {**GODOT3, "q.gd": script}, "q.gd")
+    assert "\tquery.text_submitted.connect(self.run)\n" in new
+    own = {**GODOT3, "q.gd": script, "field.gd": "extends Node\n\nsignal text_entered(t)\n"}
+    new, _, _, _ = migrate(rules, own, "q.gd")
+    assert "\tquery.text_entered.connect(self.run)\n" in new, "a project script emits one of that name"
+
+
 def test_a_flag_godot_4_made_an_enum_gets_the_enum_value(rules):
     script = 'extends Node\n\nfunc f(label: Label, on):\n\tlabel.autowrap = true\n\tlabel.set_autowrap(on)\n'
     new, _, _, _ = migrate(rules, {**GODOT3, "w.gd": script}, "w.gd")

@@ -152,6 +152,10 @@ class CallRules:
             renamed, _ = self.signal_name(signal, holder)
             cls = self.engine_class(holder) if renamed == signal else None
             owner3 = self.rules.surface.gone(cls, signal, "signal") if cls else None
+            if cls is None and renamed == signal and holder == UNKNOWN and self.scope is not None and \
+                    self.scope.owner(holder, signal) == UNKNOWN and not self.rules.surface.any_member("4", signal):
+                owners = sorted(self.rules.surface.member_classes("3", "signal", signal))  # only Godot 3's classes
+                owner3 = owners[0] if owners else None                                   # had it: none took it
             if owner3 is not None and not (signal == "popup_hide" and emulated_popup_hide(self.scope) and
                                           holder == self.scope.self_type()):
                 self.note_gone(args[0], "signal", owner3, signal, inside_edit=True)  # (the script declares that one)

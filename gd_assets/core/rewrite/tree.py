@@ -224,6 +224,10 @@ class TreeEditor:
         if self.scope is not None and self.scope.signal_clash(holder, signal):
             return signal + SIGNAL_SUFFIX, self.rules.cite_page("gdscript_basics#signals")
         cls = self.engine_class(holder)
+        if cls is None and self.scope is not None and holder == UNKNOWN and \
+                self.scope.owner(holder, signal) == UNKNOWN:  # an untyped value: no project signal has the name
+            row = self.rules.member_rename("signal", signal, None)
+            return (row.new, row.cite()) if row is not None else (signal, None)
         if cls is None or self.scope is None or self.scope.owner(holder, signal) != cls and \
                 self.scope.owner(holder, signal) != UNKNOWN:
             return signal, None
