@@ -446,6 +446,10 @@ def test_a_signal_named_like_a_function_of_its_script_is_renamed_where_it_is_use
     assert "func error_message(msg):" in new and judged["error_message"].migration_needed
     prompt, _, _, _ = migrate(rules, files, "prompt.gd")
     assert "log.error_message_signal.connect(self._on_error)" in prompt
+    files["untyped.gd"] = ('extends Node\n\nfunc _ready():\n\tescoria.logger.connect("error_message", self, "_on_error")\n'
+                           '\nfunc _on_error(m):\n\tprint(m)\n')
+    untyped, _, _, _ = migrate(rules, files, "untyped.gd")  # an untyped value: the only such signal is the clash's
+    assert "escoria.logger.error_message_signal.connect(self._on_error)" in untyped
     files["panel.tscn"] = ('[gd_scene load_steps=2 format=2]\n\n[ext_resource path="res://logger.gd" type="Script" id=1]\n\n'
                            '[node name="Panel" type="Node"]\nscript = ExtResource( 1 )\n\n[node name="Out" type="Node" parent="."]\n\n'
                            '[connection signal="error_message" from="." to="Out" method="queue_free"]\n')
@@ -480,17 +484,6 @@ def test_a_scene_connection_to_a_signal_godot_4_renamed_or_dropped_is_judged_and
     assert "signal popup_hide" in script
     flagged = [k for k, j in judged.items() if j.migration_needed and "connection to" in j.rationale]
     assert len(flagged) == 3, {k: j.rationale for k, j in judged.items()}
-
-
-def test_an_instanced_nodes_reference_in_its_header_is_rewritten_with_the_scene(rules):
-    """`[node ... instance=ExtResource( 1 )]` with nothing else Godot 3 in its block: once the file says
-    format=3, Godot 4 reads that id as no resource at all ("Parse Error: File unrecognized")."""
-    files = {**GODOT3, "a.tscn": '[gd_scene format=2]\n\n[node name="A" type="Node2D"]\n',
-             "b.tscn": ('[gd_scene load_steps=2 format=2]\n\n[ext_resource path="res://a.tscn" type="PackedScene" id=1]\n\n'
-                        '[node name="B" type="Node2D"]\n\n[node name="player" parent="." instance=ExtResource( 1 )]\n')}
-    scene, _, _, judged = migrate(rules, files, "b.tscn")
-    assert '[node name="player" parent="." instance=ExtResource("1")]' in scene and "format=3" in scene
-    assert sum(j.migration_needed for j in judged.values()) == 3, {k: j.rationale for k, j in judged.items()}
 
 
 def test_a_signal_godot_4_renamed_is_renamed_on_an_untyped_receiver_unless_the_project_has_one_of_the_name(rules):

@@ -933,8 +933,6 @@ def _scene_cues(text: str, cues: _Cues) -> None:
                 cues.add("id=" + ("string" if attrs["id"].startswith('"') else "integer"), "scene_header")
             if attrs.get("path", "").endswith('.shader"'):
                 cues.add(".shader", "scene_header")
-            if "instance" in attrs:  # `instance=ExtResource( 1 )`: Godot 3's reference syntax in a node's header
-                _value_cues(line[line.index("instance="):], cues)
             if tag == "connection":
                 for name in ("signal", "method"):
                     if name in attrs:

@@ -265,6 +265,13 @@ class Scope:
         script = self.context.scripts.get(owner[len(PROJECT):]) if owner.startswith(PROJECT) else None
         return script is not None and name in script.signal_clashes
 
+    def untyped_signal_clash(self, name: str) -> bool:
+        """Whether every script of the project declaring signal `name` also has a function of that name (so
+        each renames it): a `connect("name", ...)` on a value of unknown type can only mean that signal."""
+        scripts = [s for s in self.context.scripts.values() if s.root == self.root and
+                   (name in s.signal_clashes or s.members.get(name, ("",))[0] == "signal")]
+        return bool(scripts) and all(name in s.signal_clashes for s in scripts)
+
     def is_coroutine(self, owner: str, name: str) -> bool:
         """Whether `name` reached through `owner` (`project:<scope>`) is a project function that yields."""
         script = self.context.scripts.get(owner[len(PROJECT):]) if owner.startswith(PROJECT) else None

@@ -221,7 +221,9 @@ class TreeEditor:
     def signal_name(self, signal: str, holder: str) -> tuple[str, dict | None]:
         """A signal renamed on its engine class (`idle_frame` on SceneTree -> `process_frame`), or a project
         signal renamed because a function of its script has its name."""
-        if self.scope is not None and self.scope.signal_clash(holder, signal):
+        if self.scope is not None and (self.scope.signal_clash(holder, signal) or holder == UNKNOWN and
+                                       not self.rules.surface.member_classes("3", "signal", signal) and
+                                       self.scope.untyped_signal_clash(signal)):
             return signal + SIGNAL_SUFFIX, self.rules.cite_page("gdscript_basics#signals")
         cls = self.engine_class(holder)
         if cls is None and self.scope is not None and holder == UNKNOWN and \
