@@ -496,6 +496,9 @@ def test_a_signal_godot_4_renamed_is_renamed_on_an_untyped_receiver_unless_the_p
     own = {**GODOT3, "q.gd": script, "field.gd": "extends Node\n\nsignal text_entered(t)\n"}
     new, _, _, _ = migrate(rules, own, "q.gd")
     assert "\tquery.text_entered.connect(self.run)\n" in new, "a project script emits one of that name"
+    gone = script.replace("text_entered", "viewport_entered")  # only Godot 3's VisibilityNotifier2D had it
+    _, _, manual, _ = migrate(rules, {**GODOT3, "q.gd": gone}, "q.gd")
+    assert [m.evidence[0]["id"] for m in manual] == ["map:diff:signal:VisibilityNotifier2D.viewport_entered"]
 
 
 def test_a_flag_godot_4_made_an_enum_gets_the_enum_value(rules):
