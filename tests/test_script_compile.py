@@ -501,6 +501,18 @@ def test_a_signal_godot_4_renamed_is_renamed_on_an_untyped_receiver_unless_the_p
     assert [m.evidence[0]["id"] for m in manual] == ["map:diff:signal:VisibilityNotifier2D.viewport_entered"]
 
 
+def test_a_bare_call_of_an_engine_method_is_the_methods_even_beside_a_variable_of_its_name(rules):
+    """`export var update = true` (a tool script's checkbox) and `update()`: Godot 3 called CanvasItem.update,
+    Godot 4 refuses the call ("Name "update" called as a function but is a "bool"")."""
+    script = ('tool\nextends Node2D\n\nexport var update = true\n\nfunc _process(_delta):\n\tif update:\n'
+              '\t\tupdate = false\n\t\tupdate()\n')
+    new, _, _, judged = migrate(rules, {**GODOT3, "t.gd": script}, "t.gd")
+    assert "\tif update:\n\t\tupdate = false\n\t\tqueue_redraw()\n" in new and judged["_process"].migration_needed
+    own = script + "\nfunc update():\n\tpass\n"
+    new, _, _, _ = migrate(rules, {**GODOT3, "t.gd": own.replace("export var update = true\n", "")}, "t.gd")
+    assert "\t\tupdate()\n" in new, "the script's own function keeps its name"
+
+
 def test_a_flag_godot_4_made_an_enum_gets_the_enum_value(rules):
     script = 'extends Node\n\nfunc f(label: Label, on):\n\tlabel.autowrap = true\n\tlabel.set_autowrap(on)\n'
     new, _, _, _ = migrate(rules, {**GODOT3, "w.gd": script}, "w.gd")

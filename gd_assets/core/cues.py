@@ -799,7 +799,7 @@ def _call_receiver(name: str, scope: Scope | None) -> str | None:
         return None
     if name[:1].isupper() and not (scope.engine is not None and scope.engine.is_global_function("3", name)):
         return scope.class_type(name) or UNKNOWN
-    return scope.implicit_owner(name)  # also `ColorN()`: a global function, not a class
+    return scope.implicit_call_owner(name)  # also `ColorN()`: a global function, not a class
 
 
 def _continues_previous_line(node: ts.Node) -> bool:

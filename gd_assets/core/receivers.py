@@ -283,6 +283,19 @@ class Scope:
             return UNKNOWN
         return self.owner(self.self_type(), member)
 
+    def implicit_call_owner(self, member: str) -> str:
+        """The receiver of a bare call `member()`: a function of the script's chain, else the engine class. A
+        variable of the chain named like an engine method (`export var update` beside CanvasItem's `update()`)
+        is not it: Godot 3 called the method, Godot 4 refuses the call."""
+        if member in self.locals:
+            return UNKNOWN
+        for script, engine_class in self._chain(self.self_type()):
+            if script is not None and script.members.get(member, ("",))[0] == "func":
+                return PROJECT + script.scope
+            if engine_class is not None:
+                return engine_class
+        return ANY_PROJECT if self.context.defines(self.root, member) else UNKNOWN
+
     def node_owner_type(self, text: str) -> str:
         return self.node_type(node_path(text))
 
