@@ -787,8 +787,9 @@ def emitter_class(attrs: dict, scope: Scope | None) -> str | None:
     if scope is None or not origin or not signal:
         return None
     script = scope.context.scene_scripts.get((scope.path, origin))
+    declared = scope.context.scripts.get(script) if script else None
     if script and (scope.owner(PROJECT + script, signal).startswith(PROJECT) or
-                   signal == "popup_hide" and signal in getattr(scope.context.scripts.get(script), "self_signals", ())):
+                   signal == "popup_hide" and declared is not None and signal in declared.self_signals):
         return None  # the script's own signal (a dialog's `popup_hide` it declares in Godot 4: popup_hide_host)
     return scope.context.node_type_in_scene(scope.path, origin)
 
@@ -799,7 +800,7 @@ def _call_receiver(name: str, scope: Scope | None) -> str | None:
         return None
     if name[:1].isupper() and not (scope.engine is not None and scope.engine.is_global_function("3", name)):
         return scope.class_type(name) or UNKNOWN
-    return scope.implicit_call_owner(name)  # also `ColorN()`: a global function, not a class
+    return scope.implicit_owner(name, called=True)  # also `ColorN()`: a global function, not a class
 
 
 def _continues_previous_line(node: ts.Node) -> bool:

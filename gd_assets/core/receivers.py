@@ -212,14 +212,16 @@ class Scope:
             return type_
         return next((cls for _, cls in self._chain(type_) if cls is not None and is_engine(cls)), None)
 
-    def owner(self, type_: str, member: str) -> str:
-        """The receiver owning `member` on a value of `type_`."""
+    def owner(self, type_: str, member: str, called: bool = False) -> str:
+        """The receiver owning `member` on a value of `type_`; `called` (`member()`): only a function of a
+        script owns it, not a variable named like an engine method (`export var update` beside CanvasItem's
+        `update()`: Godot 3 called the method, Godot 4 refuses the call)."""
         if type_ == UNKNOWN:
             return ANY_PROJECT if self.context.defines(self.root, member) else UNKNOWN
         if type_.startswith(OTHER):
             return type_
         for script, engine_class in self._chain(type_):
-            if script is not None and member in script.members:
+            if script is not None and member in script.members and (not called or script.members[member][0] == "func"):
                 return PROJECT + script.scope
             if engine_class is not None:
                 return engine_class
@@ -277,24 +279,11 @@ class Scope:
         script = self.context.scripts.get(owner[len(PROJECT):]) if owner.startswith(PROJECT) else None
         return script is not None and name in script.coroutines
 
-    def implicit_owner(self, member: str) -> str:
+    def implicit_owner(self, member: str, called: bool = False) -> str:
         """The receiver of a bare call or name (`rect_position`, `get_tree()`): the script's chain."""
         if member in self.locals:
             return UNKNOWN
-        return self.owner(self.self_type(), member)
-
-    def implicit_call_owner(self, member: str) -> str:
-        """The receiver of a bare call `member()`: a function of the script's chain, else the engine class. A
-        variable of the chain named like an engine method (`export var update` beside CanvasItem's `update()`)
-        is not it: Godot 3 called the method, Godot 4 refuses the call."""
-        if member in self.locals:
-            return UNKNOWN
-        for script, engine_class in self._chain(self.self_type()):
-            if script is not None and script.members.get(member, ("",))[0] == "func":
-                return PROJECT + script.scope
-            if engine_class is not None:
-                return engine_class
-        return ANY_PROJECT if self.context.defines(self.root, member) else UNKNOWN
+        return self.owner(self.self_type(), member, called)
 
     def node_owner_type(self, text: str) -> str:
         return self.node_type(node_path(text))

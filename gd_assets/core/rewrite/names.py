@@ -5,7 +5,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from gd_assets.core.cues import WHOLE_RENAMED, shims_available, signal_use, value_used
-from gd_assets.core.receivers import UNKNOWN, is_engine, is_project
+from gd_assets.core.receivers import is_engine, is_project
 from gd_assets.core.rewrite.behaviour import SHIM_MEMBERS
 from gd_assets.core.rewrite.rules import MOVED_SETTERS
 from gd_assets.core.rewrite.tree import args_of, receiver_start, text_of
@@ -195,7 +195,7 @@ class NameRules:
 
     def _bare_call(self, node: ts.Node, call: ts.Node, name: str) -> None:
         special = self.call_rule(name)
-        owner = self.scope.implicit_call_owner(name) if self.scope is not None else UNKNOWN
+        owner = self.implicit_owner(name, called=True)
         self.await_coroutine(call, owner, name)
         if self.override_call(node, owner, name) or self.window_self_call(node, call, name):
             return

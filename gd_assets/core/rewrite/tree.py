@@ -236,8 +236,8 @@ class TreeEditor:
         row = self.rules.member_rename("signal", signal, cls)
         return (row.new, row.cite()) if row is not None else (signal, None)
 
-    def implicit_owner(self, name: str) -> str:
-        return self.scope.implicit_owner(name) if self.scope is not None else UNKNOWN
+    def implicit_owner(self, name: str, called: bool = False) -> str:
+        return self.scope.implicit_owner(name, called) if self.scope is not None else UNKNOWN
 
     def is_project_name(self, name: str) -> bool:
         """Whether a bare name is the project's (or the fragment's own local)."""
