@@ -202,6 +202,7 @@ def split_by_godot(ports: list[dict], judgements: dict, godot_path: str, top: in
     out = {"Godot 4 fragments": defaultdict(int), "unchanged units": defaultdict(int)}
     loaded_reasons: dict[str, dict[str, int]] = {kind: defaultdict(int) for kind in out}
     example: dict[str, str] = {}
+    godot4_flags: list[tuple[str, str, str]] = []   # (what Godot 4 says of the script, place, key) of each flag
 
     def note(kind: str, key: str, where: str) -> None:
         for part in reasons(judgements[key].rationale):
@@ -216,6 +217,8 @@ def split_by_godot(ports: list[dict], judgements: dict, godot_path: str, top: in
                 item.start_line <= n <= item.end_line for n in lines) else places[1]
             hit = judgements[item.key].migration_needed
             out["Godot 4 fragments"][where, hit] += 1
+            if hit:
+                godot4_flags.append((where, f"{port['name']}(gd4)/{item.path} L{item.start_line}", item.key))
             if hit and where == places[0]:
                 note("Godot 4 fragments", item.key, f"{port['name']}(gd4)/{item.path} L{item.start_line}")
         for unit in port["truth"]:
@@ -235,7 +238,42 @@ def split_by_godot(ports: list[dict], judgements: dict, godot_path: str, top: in
         print(f"\nevidence: reasons of the flags on {kind} in scripts that Godot 4 loads")
         for reason, count in sorted(counts.items(), key=lambda kv: -kv[1])[:top]:
             print(f"  {count:4}  {reason}\n        e.g. {example[reason]}")
-    return {kind: {f"{where}|{flag}": n for (where, flag), n in counts.items()} for kind, counts in out.items()}
+    figures = {kind: {f"{where}|{flag}": n for (where, flag), n in counts.items()} for kind, counts in out.items()}
+    figures["flags on Godot 4 code, by what Godot 4 confirms"] = check_claims(godot4_flags, judgements, godot_path)
+    return figures
+
+
+def check_claims(flags: list[tuple[str, str, str]], judgements: dict, godot_path: str) -> dict[str, int]:
+    """Each flag on the ports' Godot 4 code by what Godot 4 itself confirms of it: its compiler rejects the
+    flagged lines, or its ClassDB lacks the member the finding's first "exists only in Godot 3" claim names
+    (a runtime error or a wrong value the port left). The rest are the flags nothing confirms."""
+    from engine_claims import claims, godot4_members, verdict
+
+    first = {key: (claims(judgements[key].rationale) or [None])[0] for _, _, key in flags}
+    answers = godot4_members({c for c in first.values() if c}, godot_path)
+    counts: dict[str, int] = defaultdict(int)
+    examples: dict[str, list[str]] = defaultdict(list)
+    for where, place, key in flags:
+        claim = first[key]
+        if where == "fails on these lines":
+            label = "confirmed: Godot 4 rejects the flagged lines"
+        elif claim and verdict(claim[1], answers[claim]) != "wrong":
+            label = "confirmed: Godot 4's ClassDB makes the method static (the call's result is dropped)" \
+                if claim[1].startswith("static ") else "confirmed: Godot 4's ClassDB has no such member" + (
+                    " (a signal of that name)" if verdict(claim[1], answers[claim]) == "holds: another kind" else "")
+        else:
+            found = answers[claim] if claim else []
+            label = "not confirmed" + (f" (the port's script {where})" if where != "loads" else "") + (
+                ": a behaviour or syntax finding" if not claim else ": Godot 4 takes a write of it (a compatibility "
+                "setter)" if "compatibility setter" in found else ": ClassDB has the member")
+        counts[label] += 1
+        if len(examples[label]) < 3:
+            examples[label].append((f"{claim[0]}.{claim[1]} " if claim else "") + f"({place})")
+    print(f"\nevidence: the {len(flags)} flags on the ports' Godot 4 code, by what Godot 4 itself confirms "
+          "(the rest are the false flags)")
+    for label, count in sorted(counts.items(), key=lambda kv: -kv[1]):
+        print(f"  {count:4}  {label}" + "".join(f"\n        e.g. {e}" for e in examples[label]))
+    return dict(counts)
 
 
 def rewrite_table(ports: list[dict], home: str | None, evidence: EvidenceSource) -> None:

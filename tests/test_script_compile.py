@@ -244,6 +244,31 @@ def test_a_native_override_under_addons_is_left_as_godot_4_leaves_it(rules):
     assert "func grab_focus_():" in migrate(rules, {**GODOT3, "addons/kit/panel.gd": plugin}, "addons/kit/panel.gd")[0]
 
 
+def test_godot_4_code_that_godot_4_accepts_is_no_finding_addons_warnings_and_raw_strings(rules):
+    """Checked in 4.6.3: `var x := min(a, b)` infers from a Variant (an error by default) but a Godot 4 addon
+    reports no warning, and a raw string keeps `\\/` (two characters) where a plain one rejects the escape."""
+    inferred = 'extends Node\n\nfunc f(a: float, b: float):\n\tvar x := min(a, b)\n\treturn x\n'
+    files = {"project.godot": "config_version=5\n", "addons/kit/m.gd": inferred, "own.gd": inferred}
+    assert not migrate(rules, files, "addons/kit/m.gd")[3]["f"].migration_needed
+    assert migrate(rules, files, "own.gd")[3]["f"].migration_needed
+    raw = 'extends Node\n\nfunc f(text: String):\n\treturn RegEx.create_from_string(r"<a[^>]*\\/>").search(text)\n'
+    judged = migrate(rules, {"project.godot": "config_version=5\n", "r.gd": raw}, "r.gd")[3]["f"]
+    assert not judged.migration_needed and "raw string" in judged.rationale
+    assert migrate(rules, {**GODOT3, "r.gd": raw.replace('r"', '"')}, "r.gd")[3]["f"].migration_needed
+
+
+def test_a_member_godot_4_lacks_on_the_receiver_says_why_it_is_gone(rules):
+    """Godot 4's PopupPanel is a Window, which has no `get_minimum_size` (Control keeps it), and BaseButton's
+    `pressed` is a signal there, which a condition reads as true (both checked in 4.6.3)."""
+    script = ('extends Node\n\nonready var popup: PopupPanel = $Popup\nonready var button: Button = $Button\n\n'
+              'func f():\n\treturn popup.get_minimum_size()\n\nfunc g():\n\tif button.pressed:\n\t\treturn 1\n')
+    judged = migrate(rules, {**GODOT3, "p.gd": script}, "p.gd")[3]
+    assert judged["f"].migration_needed and "on a `PopupPanel`, which Godot 4 no longer derives from `Control` " \
+        "(it is a `Window` there)" in judged["f"].rationale
+    assert judged["g"].migration_needed and "`BaseButton.pressed` is a signal, which reads as true in a condition" \
+        in judged["g"].rationale
+
+
 def test_renamed_and_reshaped_calls_on_typed_receivers(rules):
     script = ('extends Control\n\nvar bits: BitMap\n\nfunc f(r: Rect2, item: TreeItem, dlg: FileDialog, res, ev, text):\n'
               '\tif r.has_no_area() or not get_rect().has_no_area():\n\t\tpass\n\tvar b = bits.get_bit(Vector2(1, 2))\n'

@@ -409,7 +409,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         if value is not None and value.type == "binary_operator" and len(parts) == 3 and \
                 _text(parts[1]) == "%" and parts[0].type == "string" and parts[2].type == "array":
             cues.add('const = "…" % […]', "syntax")  # Godot 4 folds `"%s" % K`, not a format of an array literal
-    if kind == "variable_statement" and any(c.type == "inferred_type" for c in node.children):
+    if kind == "variable_statement" and any(c.type == "inferred_type" for c in node.children) and \
+            not (cues.scope is not None and cues.scope.context.warnings_silent(cues.scope.path)):
         for call in variant_result_calls(node.child_by_field_name("value")):
             callee = _text(call.children[0])  # `var x := max(a, b)`: a float in Godot 3, a Variant in Godot 4
             if not (cues.scope is not None and cues.scope.implicit_owner(callee).startswith(PROJECT)):
@@ -431,7 +432,9 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         cues.add("is <expression>", "syntax")
     if kind == "dictionary" and mixed_dictionary(node):
         cues.add("mixed dictionary styles", "syntax")
-    if kind == "string" and re.search(r"(?<!\\)(?:\\\\)*\\/", _text(node)):
+    if kind == "string" and _text(node).startswith(("r\"", "r'")):
+        cues.add('r""', "syntax")  # a raw string: GDScript 2 (it keeps `\/` as two characters)
+    elif kind == "string" and re.search(r"(?<!\\)(?:\\\\)*\\/", _text(node)):
         cues.add("\\/ escape", "syntax")  # Godot 3 read `\/` as `/`; Godot 4 rejects the escape
     if kind == "string" and re.match(r"""^["'][^"'\n]*\.shader["']$""", _text(node)):
         cues.add(".shader", "resource_path")  # a path to a shader file by its Godot 3 extension

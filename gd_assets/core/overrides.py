@@ -42,8 +42,8 @@ def native_overrides(context: ProjectContext, engine) -> dict[str, dict[str, Ove
     if engine is not None:
         for scope_name, script in context.scripts.items():
             names = [n for n, (kind, _) in script.members.items() if kind == "func" and not n.startswith("_")]
-            if not names or script.root in context.native_overrides_allowed or _in_addons(scope_name, script.root) \
-                    and context.config_versions.get(script.root) == "5" and script.root not in context.addons_warned:
+            if not names or script.root in context.native_overrides_allowed or \
+                    context.warnings_silent(scope_name.split("::", 1)[0]):
                 # Godot 4 reports no GDScript warning under `addons/` by default: Godot 4 code there that loads
                 # overrides alike (a Godot 3 addon is renamed still: an override whose signature differs fails)
                 continue
@@ -63,11 +63,6 @@ def _accessors4(engine, cls4: str) -> dict[str, str]:
     `button_pressed`), by name -> class: native methods too, though the reference lists them as properties."""
     return {accessor: cls for cls in reversed(engine.ancestors("4", cls4)) for prop in engine.class_members.get(("4", cls), ())
             for accessor in engine.accessors.get(("4", cls, prop), ()) if accessor}
-
-
-def _in_addons(scope: str, root: str) -> bool:
-    path = scope.split("::", 1)[0]
-    return (path[len(root) + 1:] if root else path).startswith("addons/")
 
 
 def override_of(scope: Scope | None, owner: str, name: str) -> Override | None:

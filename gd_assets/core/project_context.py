@@ -108,6 +108,13 @@ class ProjectContext:
             self._roots[path] = best if best is not None else ""
         return self._roots[path]
 
+    def warnings_silent(self, path: str) -> bool:
+        """Whether Godot 4 reports no GDScript warning for `path`, those set to errors included: a script
+        under `addons/` of a Godot 4 project that leaves `debug/gdscript/warnings/exclude_addons` on (the default)."""
+        root = self.root_of(path)
+        return self.config_versions.get(root) == "5" and root not in self.addons_warned and \
+            (path[len(root) + 1:] if root else path).startswith("addons/")
+
     def engine_version(self, path: str) -> str | None:
         """"3" or "4" from the `config_version` of the project the file belongs to, when known."""
         version = self.config_versions.get(self.root_of(path))

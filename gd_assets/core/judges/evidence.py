@@ -79,6 +79,7 @@ GD4_SYNTAX = {
     "func() lambda": "lambda function",
     '&""': "StringName literal `&\"...\"`",
     '^""': "NodePath literal `^\"...\"`",
+    'r""': "raw string literal `r\"...\"`",
     "set(value):": "property `set`/`get` block",
     ".connect(callable)": "signal `.connect(callable)`",
 }
@@ -167,7 +168,7 @@ class EvidenceJudge:
             # an engine member with no successor there is most likely one Godot 4 keeps for compatibility.
             markers = [m for m in markers if not (m.side == "3" and m.strength <= WEAK)]
             markers = [Marker(m.side, m.name, m.reason + " (in GDScript 2 code)", HINT)
-                       if m.side == "3" and m.strength == 0.85 and m.reason.endswith("(gone from Godot 4)") else m
+                       if m.side == "3" and m.strength == 0.85 and "(gone from Godot 4)" in m.reason else m
                        for m in markers]
         return markers
 
@@ -403,6 +404,22 @@ class EvidenceJudge:
         c4 = self._versions_of(cls)[1]
         return found if found is not None and c4 and s.owner_of("4", c4, member) else None
 
+    def _why_gone(self, c3: str, c4: str, o3: str, member: str) -> str:
+        """What else the reason must say when Godot 4 still has a `member` of some kind: on the Godot 3 owner
+        (Godot 4's `c4` no longer inherits from it: a PopupPanel is a Window, not a Control), or on the
+        class as another kind (BaseButton's `pressed` is a signal, which a condition reads as true)."""
+        s = self.surface
+        if o3 != c3 and s.owner_of("4", o3, member) and o3 not in s.ancestors("4", c4):
+            base = next((a for a in s.ancestors("4", c4) if a not in s.ancestors("3", c3)), c4)
+            return f": on a `{c3}`, which Godot 4 no longer derives from `{o3}` (it is a `{base}` there)"
+        scripted = ("method", "property", "signal", "constant", "enum")   # not a theme item: no `.name` reads it
+        o4 = s.owner_of("4", c4, member, scripted)
+        kinds = sorted(s.kinds.get(("4", o4, member), set()) & set(scripted)) if o4 else []
+        if kinds:
+            read = ", which reads as true in a condition" if kinds == ["signal"] else ""
+            return f"; Godot 4's `{o4}.{member}` is a {' and a '.join(kinds)}{read}"
+        return ""
+
     def _versions_of(self, cls: str) -> tuple[str | None, str | None]:
         """The class's Godot 3 and Godot 4 names (a renamed class has two)."""
         s = self.surface
@@ -430,7 +447,7 @@ class EvidenceJudge:
             new = s.renames.get("property", {}).get(member) or s.renames.get("function", {}).get(member) or \
                 s.renames.get("signal", {}).get(member) or s.ambiguous_renames.get(member)
             hint = f" (Godot 4: `{new}`)" if new else " (gone from Godot 4)"
-            reason = f"`{o3}.{member}` exists only in Godot 3{hint}"
+            reason = f"`{o3}.{member}` exists only in Godot 3{hint}" + self._why_gone(c3, c4, o3, member)
             if cls != c3:  # the receiver is named the Godot 4 way: a member kept for compatibility, or a slip
                 return [Marker("3", member, reason + f", on a `{cls}` (a Godot 4 class)", HINT)]
             # `get_viewport().size`: often a subclass in Godot 4 code; in a Godot 3 project it is Godot 3's member
