@@ -203,6 +203,8 @@ def split_by_godot(ports: list[dict], judgements: dict, godot_path: str, top: in
     loaded_reasons: dict[str, dict[str, int]] = {kind: defaultdict(int) for kind in out}
     example: dict[str, str] = {}
     godot4_flags: list[tuple[str, str, str]] = []   # (what Godot 4 says of the script, place, key) of each flag
+    unchanged_flags: list[tuple[str, str, str]] = []   # the same for each flagged unchanged unit (its first flag)
+    lowered: dict[str, bool] = {}   # key -> whether Godot 4 reports no native override there (settings, addons/)
 
     def note(kind: str, key: str, where: str) -> None:
         for part in reasons(judgements[key].rationale):
@@ -228,6 +230,13 @@ def split_by_godot(ports: list[dict], judgements: dict, godot_path: str, top: in
                 for item in unit.items if where == places[0] else ():
                     if judgements[item.key].migration_needed:
                         note("unchanged units", item.key, f"{port['name']}/{item.path} L{item.start_line}")
+                first = next((i for i in unit.items if judgements[i.key].migration_needed), None)
+                if first is not None:
+                    unchanged_flags.append((where, f"{port['name']}/{first.path} L{first.start_line}", first.key))
+                    path4 = port["pairs"].get(unit.path) or unit.path
+                    settings = _project_godot(port["root4"], path4)
+                    lowered[first.key] = bool(_LOWERED_OVERRIDE.search(settings)) or (
+                        "/addons/" in f"/{path4}" and not _ADDONS_WARNED.search(settings))
     print("\nevidence: flags split by what Godot 4 says of the port's own script (the flags are false where it loads)")
     for kind, counts in out.items():
         for where in places:
@@ -239,14 +248,44 @@ def split_by_godot(ports: list[dict], judgements: dict, godot_path: str, top: in
         for reason, count in sorted(counts.items(), key=lambda kv: -kv[1])[:top]:
             print(f"  {count:4}  {reason}\n        e.g. {example[reason]}")
     figures = {kind: {f"{where}|{flag}": n for (where, flag), n in counts.items()} for kind, counts in out.items()}
-    figures["flags on Godot 4 code, by what Godot 4 confirms"] = check_claims(godot4_flags, judgements, godot_path)
+    figures["flags on Godot 4 code, by what Godot 4 confirms"] = check_claims(
+        godot4_flags, judgements, godot_path, "flags on the ports' Godot 4 code")
+    figures["flagged unchanged units, by what Godot 4 confirms"] = check_claims(
+        unchanged_flags, judgements, godot_path, "flagged functions the ports left unchanged", lowered)
     return figures
 
 
-def check_claims(flags: list[tuple[str, str, str]], judgements: dict, godot_path: str) -> dict[str, int]:
-    """Each flag on the ports' Godot 4 code by what Godot 4 itself confirms of it: its compiler rejects the
-    flagged lines, or its ClassDB lacks the member the finding's first "exists only in Godot 3" claim names
-    (a runtime error or a wrong value the port left). The rest are the flags nothing confirms."""
+def _project_godot(root: Path, path: str) -> str:
+    """The text of the project.godot nearest above `path` in the tree at `root` ("" when none)."""
+    for folder in (root / path).parents:
+        if (folder / "project.godot").is_file():
+            return _read(folder / "project.godot")
+        if folder == root:
+            break
+    return ""
+
+
+_LOWERED_OVERRIDE = re.compile(r"^gdscript/warnings/native_method_override\s*=\s*[01]\s*$", re.M)
+_ADDONS_WARNED = re.compile(r"^gdscript/warnings/exclude_addons\s*=\s*false\s*$", re.M)
+_OVERRIDE = re.compile(r"the project's `\w+\(\)` overrides Godot 4's native")
+# Findings of a behaviour both engines run differently, shown by a differential case (tests/fixtures/behaviour/).
+_BEHAVIOURS = {"overrides the parent script's: Godot 3 called both": "lifecycle-parent-first",
+               "`Camera2D.zoom`: inverted in Godot 4": "camera-zoom",
+               "Godot 3 made group calls on idle, Godot 4 at once": "group-call-deferred",
+               "Godot 3 wrote ARGB, Godot 4 writes RGBA": "color-html",
+               "Godot 4 measures the angle the opposite way": "vector-angle-to-point",
+               "Godot 3 erased in place, Godot 4 returns the new string": "string-erase",
+               "never calls randomize()": "random-seed",
+               "whose setter takes more than one parameter": "setter-extra-parameters"}
+
+
+def check_claims(flags: list[tuple[str, str, str]], judgements: dict, godot_path: str, what: str,
+                 lowered: dict[str, bool] | None = None) -> dict[str, int]:
+    """Each flag by what Godot 4 itself confirms of it: its compiler rejects the flagged lines, or its ClassDB
+    lacks the member the finding's first "exists only in Godot 3" claim names (a runtime error or a wrong
+    value the port left). On unchanged units also: a native override Godot 4 does not report in the port
+    (`lowered`: its project.godot lowers the warning, or the script is under addons/), and a behaviour change
+    a differential case (tests/fixtures/behaviour/) runs in both engines. The rest are the flags nothing confirms."""
     from engine_claims import claims, godot4_members, verdict
 
     first = {key: (claims(judgements[key].rationale) or [None])[0] for _, _, key in flags}
@@ -255,7 +294,14 @@ def check_claims(flags: list[tuple[str, str, str]], judgements: dict, godot_path
     examples: dict[str, list[str]] = defaultdict(list)
     for where, place, key in flags:
         claim = first[key]
-        if where == "fails on these lines":
+        rationale = judgements[key].rationale.split(" Godot 4: ")[0]
+        case = next((c for text, c in _BEHAVIOURS.items() if text in rationale), None)
+        if (lowered or {}).get(key) and _OVERRIDE.search(rationale):
+            label = "answered otherwise: the port's project.godot, or its script's place under addons/, keeps " \
+                "Godot 4 from reporting the native override"
+        elif case:
+            label = f"a behaviour change a differential case runs in both engines ({case})"
+        elif where == "fails on these lines":
             label = "confirmed: Godot 4 rejects the flagged lines"
         elif claim and verdict(claim[1], answers[claim]) != "wrong":
             label = "confirmed: Godot 4's ClassDB makes the method static (the call's result is dropped)" \
@@ -269,8 +315,7 @@ def check_claims(flags: list[tuple[str, str, str]], judgements: dict, godot_path
         counts[label] += 1
         if len(examples[label]) < 3:
             examples[label].append((f"{claim[0]}.{claim[1]} " if claim else "") + f"({place})")
-    print(f"\nevidence: the {len(flags)} flags on the ports' Godot 4 code, by what Godot 4 itself confirms "
-          "(the rest are the false flags)")
+    print(f"\nevidence: the {len(flags)} {what}, by what Godot 4 itself confirms (the rest are the false flags)")
     for label, count in sorted(counts.items(), key=lambda kv: -kv[1]):
         print(f"  {count:4}  {label}" + "".join(f"\n        e.g. {e}" for e in examples[label]))
     return dict(counts)
