@@ -85,7 +85,7 @@ def godot4_members(pairs: set[tuple[str, str]], godot_path: str | None) -> dict[
         (folder / "pairs.json").write_text(json.dumps(sorted(pairs)))
         (folder / "claims.gd").write_text(SCRIPT % (folder / "pairs.json"))
         status, text = godot.run(["--script", str(folder / "claims.gd")], folder / "home", timeout=120)
-    line = next((l for l in text.splitlines() if l.startswith("@@claims ")), None)
+    line = next((row for row in text.splitlines() if row.startswith("@@claims ")), None)
     if line is None:
         raise RuntimeError(f"Godot 4 answered no claims (status {status}): {text[-2000:]}")
     found = json.loads(line.removeprefix("@@claims "))
