@@ -269,6 +269,17 @@ def test_a_member_godot_4_lacks_on_the_receiver_says_why_it_is_gone(rules):
         in judged["g"].rationale
 
 
+def test_a_getter_call_has_the_type_of_its_property(rules):
+    """Godot 3 documents SceneTree's `root` as a property with the getter `get_root()`: the call returns a
+    Viewport as the property does, whose `get_camera()` is Godot 4's `get_camera_3d()` (tps-demo's blast.gd
+    called `get_camera` on a Window at run time)."""
+    script = ('extends Spatial\n\nonready var camera = get_tree().get_root().get_camera()\n\n'
+              'func f(t: SceneTree):\n\treturn t.get_root().get_camera()\n')
+    new = migrate(rules, {**GODOT3, "blast.gd": script}, "blast.gd")[0]
+    assert "@onready var camera = get_tree().get_root().get_camera_3d()" in new
+    assert "return t.get_root().get_camera_3d()" in new
+
+
 def test_renamed_and_reshaped_calls_on_typed_receivers(rules):
     script = ('extends Control\n\nvar bits: BitMap\n\nfunc f(r: Rect2, item: TreeItem, dlg: FileDialog, res, ev, text):\n'
               '\tif r.has_no_area() or not get_rect().has_no_area():\n\t\tpass\n\tvar b = bits.get_bit(Vector2(1, 2))\n'

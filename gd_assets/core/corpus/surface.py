@@ -346,6 +346,9 @@ def _read_surface(corpus_db: str, _state: tuple[int, int, int]) -> Surface:
             returned = _member_type(kind, signature)
             if returned:
                 surface.types[(ver, cls, name)] = returned
+                getter = surface.accessors.get((ver, cls, name), ("", ""))[1] if kind == "property" else ""
+                if getter:   # `get_tree().get_root()`: the getter returns what the property holds
+                    surface.types.setdefault((ver, cls, getter), returned)
             if kind == "method":
                 fit = _arity(signature)
                 if fit is not None:
