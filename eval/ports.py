@@ -340,6 +340,8 @@ def rewrite_table(ports: list[dict], home: str | None, evidence: EvidenceSource)
             for s in scores:
                 if s.status == "changed" and s.d_rt > s.d_at:
                     print(f"worse {port['name']} {s.path}::{s.function} {s.d_at} -> {s.d_rt}", file=sys.stderr)
+                if s.status == "unchanged" and s.false_rewrite:
+                    print(f"false rewrite {port['name']} {s.label}", file=sys.stderr)
         everything.extend(scores)
         rows.append((port["name"], scoring.summary(scores)))
         print(f"{port['name']}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), file=sys.stderr)

@@ -280,6 +280,18 @@ def test_a_getter_call_has_the_type_of_its_property(rules):
     assert "return t.get_root().get_camera_3d()" in new
 
 
+def test_a_member_only_one_subclass_had_is_that_subclass_s_on_a_base_typed_value(rules):
+    """A Control's `pressed` was a BaseButton's (no other Control had one; Godot 4's `pressed` is an
+    InputEvent's or the button's signal): renamed as the button's. A Node's may have been a TouchScreenButton's
+    too, so it is left; a FuncRef's `call_funcv` is a Callable's `callv` on any value."""
+    script = ('extends Control\n\nfunc f(x, filters, name):\n\tvar c: Control = x\n\tif c.pressed:\n\t\tc.pressed = false\n'
+              '\tvar n: Node = x\n\tn.pressed = true\n\treturn filters[name].call_funcv([1, 2])\n')
+    new, _, _, judged = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
+    assert "\tif c.button_pressed:\n\t\tc.button_pressed = false\n" in new and "\tn.pressed = true\n" in new
+    assert "return filters[name].callv([1, 2])" in new
+    assert "on a `Control` that holds one" in judged["f"].rationale
+
+
 def test_renamed_and_reshaped_calls_on_typed_receivers(rules):
     script = ('extends Control\n\nvar bits: BitMap\n\nfunc f(r: Rect2, item: TreeItem, dlg: FileDialog, res, ev, text):\n'
               '\tif r.has_no_area() or not get_rect().has_no_area():\n\t\tpass\n\tvar b = bits.get_bit(Vector2(1, 2))\n'

@@ -14,8 +14,9 @@ from gd_assets.core.rewrite.rules import RewriteRules, load_rules
 from gd_assets.core.rewrite.shaders import rewrite_shader
 from gd_assets.core.slicing import parse_gdscript
 
-REWRITE_VERSION = "rewrite-3"  # 2: scenes, resources, shaders and project.godot converted for Godot 4;
-# 3: scripts that compile in Godot 4 (project-wide renames, call shapes, typing)
+REWRITE_VERSION = "rewrite-4"  # 2: scenes, resources, shaders and project.godot converted for Godot 4;
+# 3: scripts that compile in Godot 4 (project-wide renames, call shapes, typing); 4: what runs keep (scene
+# connections, signals on untyped values, a getter's type, a member only one subclass had)
 GD_KINDS = {"declaration", "function", "function_part", "class"}
 
 
