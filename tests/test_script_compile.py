@@ -289,7 +289,31 @@ def test_a_member_only_one_subclass_had_is_that_subclass_s_on_a_base_typed_value
     new, _, _, judged = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
     assert "\tif c.button_pressed:\n\t\tc.button_pressed = false\n" in new and "\tn.pressed = true\n" in new
     assert "return filters[name].callv([1, 2])" in new
-    assert "on a `Control` that holds one" in judged["f"].rationale
+    assert "`BaseButton.pressed` exists only in Godot 3" in judged["f"].rationale
+    own = script + '\nvar pressed = false\n'   # a project script with the name: the value may be its
+    assert "\tif c.pressed:\n" in migrate(rules, {**GODOT3, "c.gd": own}, "c.gd")[0]
+
+
+def test_a_scroll_flag_becomes_the_scroll_mode_it_was(rules):
+    """Godot 4's ScrollContainer scrolls by mode: 0 (disabled) where Godot 3's flag was false, its default 1
+    (auto, from the class reference) where it was true; a read compares with 0."""
+    script = ('extends Control\n\nfunc f(sc: ScrollContainer, on):\n\tsc.scroll_vertical_enabled = false\n'
+              '\tsc.scroll_horizontal_enabled = on\n\treturn sc.scroll_horizontal_enabled\n')
+    new, edits, manual, _ = migrate(rules, {**GODOT3, "s.gd": script}, "s.gd")
+    assert "\tsc.vertical_scroll_mode = 0\n\tsc.horizontal_scroll_mode = 1 if (on) else 0\n" \
+           "\treturn (sc.horizontal_scroll_mode != 0)\n" in new
+    assert not manual and {e.rule for e in edits} >= {"property_false_to"}
+
+
+def test_a_shape_s_extents_are_half_its_godot_4_size(rules):
+    """Godot 3's RectangleShape2D `extents` (10, 10) is a 20 x 20 box, Godot 4's `size` (20, 20): a write is
+    doubled and a read halved, as the scene rewrite does with the same row; `+=` is left to a person."""
+    script = ('extends Node2D\n\nfunc f(r: RectangleShape2D):\n\tr.extents = Vector2(2, 3)\n\tvar half = r.extents\n'
+              '\tr.extents += Vector2(1, 1)\n\tr.set_extents(half)\n\treturn r.get_extents().x\n')
+    new, _, manual, _ = migrate(rules, {**GODOT3, "e.gd": script}, "e.gd")
+    assert "\tr.size = (Vector2(2, 3)) * 2\n\tvar half = (r.size / 2)\n" in new
+    assert "\tr.set_size((half) * 2)\n\treturn (r.get_size() / 2).x\n" in new
+    assert [m.kind for m in manual] == ["property_value"]
 
 
 def test_renamed_and_reshaped_calls_on_typed_receivers(rules):

@@ -48,6 +48,8 @@ class EngineTypes(Protocol):
 
     def is_class(self, name: str) -> bool: ...
 
+    def only_subclass(self, cls: str, name: str) -> str | None: ...
+
 
 def is_project(receiver: str | None) -> bool:
     return bool(receiver) and receiver.startswith(PROJECT)
@@ -227,6 +229,13 @@ class Scope:
                 return engine_class
         return ANY_PROJECT if self.context.defines(self.root, member) else UNKNOWN
 
+    def narrowed(self, owner: str, member: str) -> str:
+        """`owner`, or the one engine subclass of it that had `member` (`$Button.pressed` on a value typed Control
+        is a BaseButton's), unless a project script declares a member of that name (the value may be its)."""
+        if self.engine is None or not is_engine(owner) or self.context.defines(self.root, member):
+            return owner
+        return self.engine.only_subclass(owner, member) or owner
+
     def member_type(self, type_: str, member: str) -> str:
         """The type of `value.member` (or of calling it)."""
         owner = self.owner(type_, member)
@@ -395,7 +404,7 @@ def chain_receivers(node: ts.Node, scope: Scope, before: dict[int, str] | None =
                 type_ = UNKNOWN
             continue
         name = _text(child.children[0]) if child.type in ("attribute_call", "attribute_subscript") else _text(child)
-        out[child.id] = type_ if name == "new" and type_ != UNKNOWN else scope.owner(type_, name)
+        out[child.id] = type_ if name == "new" and type_ != UNKNOWN else scope.narrowed(scope.owner(type_, name), name)
         if before is not None:
             before[child.id] = type_
         if name == "new" or child.type == "attribute_subscript":

@@ -64,6 +64,7 @@ class Surface:
     kinds: dict[tuple[str, str, str], set[str]] = field(default_factory=lambda: defaultdict(set))  # (v, class, member)
     theme_items: dict[tuple[str, str], dict[str, str]] = field(default_factory=lambda: defaultdict(dict))  # -> kind
     constants: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (v, class, constant) -> value
+    defaults: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (v, class, property) -> its default
     # scene-property rows: (Godot 3 class, property) -> (Godot 4 property, value rule)
     scene_properties: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     scene_classes: dict[str, str] = field(default_factory=dict)  # a scene's Godot 3 class -> its Godot 4 class
@@ -97,6 +98,23 @@ class Surface:
         """Whether some class deriving from `cls` documents member `name` in `version`."""
         return any(name in self.class_members.get((version, c), ()) and cls in self.ancestors(version, c)[1:]
                    for c in self.members_index(version, name))
+
+    def only_subclass(self, cls: str, name: str) -> str | None:
+        """The one Godot 3 subclass of `cls` documenting member `name`, when neither reference documents it on `cls`
+        and no Godot 4 subclass of Godot 4's `cls` does: a Control's `pressed` is a BaseButton's (an InputEvent's
+        is no Control's); a Node's may be a TouchScreenButton's too (None)."""
+        if self.owner_of("3", cls, name) is not None or self.owner_of("4", cls, name) is not None:
+            return None
+        read = {"method", "property", "constant", "enum"}   # not a signal: Godot 4's `pressed` signal is no value
+
+        def having(version: str, base: str) -> set[str]:
+            return {c for c in self.members_index(version, name) if base in self.ancestors(version, c)[1:]
+                    and self.kinds.get((version, c, name), set()) & read}
+
+        below = having("3", cls)
+        if len(below) != 1 or having("4", self.class_renames.get(cls, cls)):
+            return None
+        return below.pop()
 
     def members_index(self, version: str, name: str) -> set[str]:
         return set().union(*(self.members.get((version, k), {}).get(name, set())
@@ -233,6 +251,7 @@ def _member_type(kind: str, signature: str | None) -> str | None:
     name = found.group(1) if found else None
     return name if name and name[:1].isupper() else None
 _ACCESSORS = re.compile(r"\b((?:set|get|is)_\w+)")
+_DEFAULT = re.compile(r"var \w+: \w+ = (-?\d+|true|false)\s*(?:#|$)")  # a number or flag default (`= 1`)
 _SETTER_GETTER = re.compile(r"setter/getter:\s*(\w*)\s*(?:/\s*(\w*))?")
 
 
@@ -341,6 +360,8 @@ def _read_surface(corpus_db: str, _state: tuple[int, int, int]) -> Surface:
                     surface.accessors[(ver, cls, name)] = (first, second)
             if kind == "theme_item" and (item := _THEME_ITEM.match(signature or "")):
                 surface.theme_items[(ver, cls)][item.group(2)] = item.group(1)
+            if kind == "property" and (default := _DEFAULT.match(signature or "")):
+                surface.defaults[(ver, cls, name)] = default.group(1)
             if kind == "constant" and (value := _CONSTANT.match(signature or "")):
                 surface.constants[(ver, cls, name)] = int(value.group(1))
             returned = _member_type(kind, signature)

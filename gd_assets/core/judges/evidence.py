@@ -406,16 +406,6 @@ class EvidenceJudge:
         c4 = self._versions_of(cls)[1]
         return found if found is not None and c4 and s.owner_of("4", c4, member) else None
 
-    def _documented_below(self, c3: str | None, c4: str | None, member: str, kinds: tuple[str, ...] | None) -> str | None:
-        """The one Godot 3 subclass of `c3` that documents `member`, when no Godot 4 subclass of `c4` documents
-        it as such: a Control's `pressed` can only be a BaseButton's (a Node's may be a TouchScreenButton's too)."""
-        s = self.surface
-        kinds = kinds or ("method", "property", "signal", "constant", "enum")
-        below = {c for k in kinds for c in s.member_classes("3", k, member) if c3 and c3 in s.ancestors("3", c)[1:]}
-        if len(below) != 1 or any(c4 in s.ancestors("4", c)[1:] for k in kinds for c in s.member_classes("4", k, member)):
-            return None
-        return below.pop()
-
     def _why_gone(self, c3: str, c4: str, o3: str, member: str) -> str:
         """What else the reason must say when Godot 4 still has a `member` of some kind: on the Godot 3 owner
         (Godot 4's `c4` no longer inherits from it: a PopupPanel is a Window, not a Control), or on the
@@ -454,11 +444,7 @@ class EvidenceJudge:
                 "method" in s.kinds.get(("3", o3, member), set()):
             o4 = None  # `minimum_size_changed()`: a method and a signal in Godot 3, only the signal in Godot 4
         if o3 is None and o4 is None:
-            below = self._documented_below(c3, c4, member, kinds)
-            if below is None:
-                return None
-            return [Marker(m.side, m.name, m.reason + f", on a `{cls}` that holds one", m.strength)
-                    for m in self._member_markers(below, member, kinds, godot3) or []]
+            return None
         if o3 and c4 and not o4:
             new = s.renames.get("property", {}).get(member) or s.renames.get("function", {}).get(member) or \
                 s.renames.get("signal", {}).get(member) or s.ambiguous_renames.get(member)

@@ -131,16 +131,20 @@ class GoneRules:
         return None
 
     # value rules of scene-property rows (corpora_build/scene_properties.yaml), applied to code: reads and writes
-    VALUE_RULES = ("reciprocal", "not", "true_to:")
+    VALUE_RULES = ("reciprocal", "not", "true_to:", "false_to:", "double")
 
     def value_rule(self, node: ts.Node, row) -> bool:
         """The value edits of a property Godot 4 keeps with another meaning under `row.new` (the name itself is
         the caller's edit): `reciprocal` (OpenSimplexNoise's period is FastNoiseLite's frequency), `not`
-        (Camera2D's `rotating` is `ignore_rotation`), `true_to:V` (TextureRect's `expand` became a mode).
+        (Camera2D's `rotating` is `ignore_rotation`), `true_to:V` (TextureRect's `expand` became a mode),
+        `false_to:V` (ScrollContainer's `scroll_vertical_enabled`: V when off, Godot 4's default mode when on),
+        `double` (RectangleShape2D's `extents` is half of Godot 4's `size`).
         A write converts the value written, a read converts the value read back; True when handled."""
         rule = row.rule
         if not rule.startswith(self.VALUE_RULES):
             return False
+        if rule.startswith("false_to:"):
+            return self._false_to(node, row, rule.removeprefix("false_to:"))
         statement = self._assignment_of(node)
         cite, edit_rule = row.cite(), "property_" + rule.split(":")[0]
         if statement is not None and text_of(statement.children[1]) != "=":
@@ -150,7 +154,7 @@ class GoneRules:
             return True
         if statement is None:  # a read: the Godot 3 value from the Godot 4 one
             chain = node.parent if node.parent is not None and node.parent.type == "attribute" else node
-            before, after = {"reciprocal": ("(1.0 / ", ")"), "not": ("(not ", ")")}.get(
+            before, after = {"reciprocal": ("(1.0 / ", ")"), "not": ("(not ", ")"), "double": ("(", " / 2)")}.get(
                 rule, ("(", f" == {rule.removeprefix('true_to:')})"))
             self.edit(receiver_start(chain), receiver_start(chain), before, edit_rule, cite, 0.85)
             self.edit(node.end_point, node.end_point, after, edit_rule, cite, 0.85)
@@ -172,9 +176,41 @@ class GoneRules:
                 return True
             before, after = f"{when_true} if (", ") else 0"
         else:
-            before, after = {"reciprocal": ("1.0 / (", ")"), "not": ("not (", ")")}[rule]
-        self.edit(value.start_point, value.start_point, before, edit_rule, cite, 0.85)
-        self.edit(value.end_point, value.end_point, after, edit_rule, cite, 0.85)
+            before, after = {"reciprocal": ("1.0 / (", ")"), "not": ("not (", ")"), "double": ("(", ") * 2")}[rule]
+        self._wrap_written(statement, before, after, edit_rule, cite)
+        return True
+
+    def _wrap_written(self, statement: ts.Node, before: str, after: str, rule: str, cite) -> None:
+        """`before` and `after` around an assignment's value; `before` replaces the space after `=`, so that a
+        read of the same property at the value's start (`box.extents = box.extents * 2`) keeps its own edit."""
+        equals, value = statement.children[1], statement.children[-1]
+        self.edit(equals.end_point, value.start_point, " " + before, rule, cite, 0.85)
+        self.edit(value.end_point, value.end_point, after, rule, cite, 0.85)
+
+    def _false_to(self, node: ts.Node, row, when_false: str) -> bool:
+        """`sc.scroll_vertical_enabled = on` -> `sc.vertical_scroll_mode = 1 if (on) else 0` (1: Godot 4's default,
+        the mode the flag left on); a read -> `(sc.vertical_scroll_mode != 0)`."""
+        cls4 = self.rules.in4(row.cls)
+        owner = self.rules.surface.owner_of("4", cls4, row.new, ("property",))
+        when_true = self.rules.surface.defaults.get(("4", owner, row.new)) if owner else None
+        statement = self._assignment_of(node)
+        cite, edit_rule = row.cite(), "property_false_to"
+        if when_true is None or when_true == when_false or statement is not None and \
+                text_of(statement.children[1]) != "=":
+            self.manual_item(statement or node, "property_value", f"`{text_of(statement or node)}`",
+                             f"Godot 4 made `{row.new}` a mode: {when_false} where the Godot 3 flag was false; pick the "
+                             f"mode for true by hand", cite)
+            return True
+        if statement is None:
+            chain = node.parent if node.parent is not None and node.parent.type == "attribute" else node
+            self.edit(receiver_start(chain), receiver_start(chain), "(", edit_rule, cite, 0.85)
+            self.edit(node.end_point, node.end_point, f" != {when_false})", edit_rule, cite, 0.85)
+            return True
+        value = statement.children[-1]
+        if text_of(value) in ("true", "false"):
+            self.replace(value, when_true if text_of(value) == "true" else when_false, edit_rule, cite, 0.85)
+            return True
+        self._wrap_written(statement, f"{when_true} if (", f") else {when_false}", edit_rule, cite)
         return True
 
     def _accessor(self, node: ts.Node, name: str, receiver: str, owner3: str) -> bool:

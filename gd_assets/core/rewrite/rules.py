@@ -364,9 +364,6 @@ class RewriteRules:
         rows = [r for c in MEMBER_CATEGORIES[kind] for r in self.renames.get((c, name), [])]
         if receiver is not None and self.surface.is_class(receiver) and \
                 self.surface.owner_of("3", receiver, name) is None and self.surface.owner_of("4", receiver, name) is None:
-            below = self._rename_below(kind, name, receiver)
-            if below is not None:
-                return below
             receiver = None  # a value typed by its base class (`Node`) holding a subclass: read by name
         kinds = {"constant": ("constant", "enum")}.get(kind, (kind,))
         lineage = (self.surface.ancestors("3", receiver) + self.surface.ancestors("4", self.in4(receiver))
@@ -402,18 +399,6 @@ class RewriteRules:
         found = {self.member_rename(kind, name, cls) for cls in owners} if owners else {None}
         news = {r.new for r in found if r is not None}
         return sorted(found, key=lambda r: r.id)[0] if None not in found and len(news) == 1 else None
-
-    def _rename_below(self, kind: str, name: str, base: str) -> Rename | None:
-        """The rename of `name` on the one Godot 3 subclass of `base` documenting it, when no Godot 4 subclass of
-        `base` has the name as that kind: a Control's `pressed` is a BaseButton's (an InputEvent's is no
-        Control's), so it is `button_pressed` though Godot 4 still has a `pressed` elsewhere (as the judge reads it)."""
-        s = self.surface
-        kinds = {"constant": ("constant", "enum")}.get(kind, (kind,))
-        below = {c for k in kinds for c in s.member_classes("3", k, name) if base in s.ancestors("3", c)[1:]}
-        base4 = self.in4(base)
-        if len(below) != 1 or any(base4 in s.ancestors("4", c)[1:] for k in kinds for c in s.member_classes("4", k, name)):
-            return None
-        return self.member_rename(kind, name, below.pop())
 
     def curated_rename(self, kind: str, name: str, receiver: str) -> Rename | None:
         """A curated rename of `name` on `receiver`'s Godot 3 class, when Godot 4's class has the new name."""
