@@ -28,8 +28,8 @@ from gd_assets.core.shading import SCREEN_TEXTURES
 RULES_VERSION = "evidence-rules-6"  # 2: receivers and project context; 3: members Godot 4 classes took;
 # 4: scene properties per class, resource ids, input maps, project settings and shader textures; 5: what
 # Godot 4's compiler rejects (call shapes, results that changed type, builtin types by their Godot 4 names);
-# 6: what Godot 4's ClassDB says of the receiver (a getter's type, a subclass's member, a signal read as a
-# property), raw strings, a Godot 4 addon's silenced warnings
+# 6: the receiver read further in the references (a getter's type, the one subclass with the member), why a
+# member is gone where Godot 4 keeps the name, raw strings, a Godot 4 addon's silenced warnings
 
 # GDScript 1 (Godot 3) syntax that Godot 4 rejects, and GDScript 2 syntax Godot 3 rejects.
 GD3_SYNTAX = {
