@@ -316,6 +316,16 @@ def test_a_shape_s_extents_are_half_its_godot_4_size(rules):
     assert [m.kind for m in manual] == ["property_value"]
 
 
+def test_a_node_path_and_a_string_are_made_one_type(rules):
+    """Godot 3 converted between a NodePath and a String in `==` and `+`; Godot 4.6.3 refuses the operands
+    ("Invalid operands "NodePath" and "String"", checked): the literal becomes a NodePath, or the path a String."""
+    script = ('extends Control\n\nfunc f(node_path: NodePath):\n\tif node_path == "":\n\t\treturn\n'
+              '\tvar up: NodePath = get_parent().focus_next\n\treturn get_node("../" + up)\n')
+    new, _, _, judged = migrate(rules, {**GODOT3, "p.gd": script}, "p.gd")
+    assert judged["f"].migration_needed and 'if node_path == NodePath(""):' in new
+    assert 'return get_node("../" + str(up))' in new
+
+
 def test_renamed_and_reshaped_calls_on_typed_receivers(rules):
     script = ('extends Control\n\nvar bits: BitMap\n\nfunc f(r: Rect2, item: TreeItem, dlg: FileDialog, res, ev, text):\n'
               '\tif r.has_no_area() or not get_rect().has_no_area():\n\t\tpass\n\tvar b = bits.get_bit(Vector2(1, 2))\n'

@@ -121,6 +121,19 @@ def is_of_value(node: ts.Node) -> bool:
         right.children[-1].type in ("attribute_call", "attribute_subscript")
 
 
+def path_and_string(node: ts.Node, scope: Scope | None) -> tuple[ts.Node, ts.Node] | None:
+    """(the NodePath operand, the string literal) of `path == ""` or `"../" + path` on a value typed NodePath:
+    Godot 3 converted between the two, Godot 4's compiler refuses the operands ("Invalid operands")."""
+    if scope is None or len(node.children) != 3 or _text(node.children[1]) not in ("==", "!=", "+"):
+        return None
+    left, right = node.children[0], node.children[2]
+    for path, literal in ((left, right), (right, left)):
+        if literal.type == "string" and path.type == "identifier" and \
+                scope.identifier_type(_text(path)) == "NodePath":
+            return path, literal
+    return None
+
+
 def shims_of(scope: Scope | None) -> list[str]:
     """The Godot 3 classes the fragment's script gets as inner classes of its own (see project_context); a parent
     script's are inherited (declaring one again is an error)."""
@@ -430,6 +443,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         cues.add("enum changed at run time", "syntax")
     if kind == "binary_operator" and is_of_value(node):
         cues.add("is <expression>", "syntax")
+    if kind == "binary_operator" and path_and_string(node, cues.scope) is not None:
+        cues.add("NodePath <op> String", "syntax")
     if kind == "dictionary" and mixed_dictionary(node):
         cues.add("mixed dictionary styles", "syntax")
     if kind == "string" and _text(node).startswith(("r\"", "r'")):

@@ -55,6 +55,8 @@ GD3_SYNTAX = {
                               "refuses it",
     "enum changed at run time": "a project enum grown or shrunk at run time (`merge()`, `erase()`): Godot 3's "
                                 "enums were Dictionaries a script could change, Godot 4's are constant",
+    "NodePath <op> String": "a NodePath compared with or added to a string: Godot 3 converted one to the other, "
+                            "Godot 4 rejects the operands",
     "is <expression>": "`x is get_script()`: Godot 3 tested against any script value, Godot 4's `is` takes a "
                        "type name only (`is_instance_of(x, value)`)",
     "var parameter": "`var` before a parameter (`func f(var x)`): Godot 3 accepted it, Godot 4 rejects it",

@@ -13,6 +13,7 @@ from gd_assets.core.cues import (
     enum_missing_commas,
     is_of_value,
     mixed_dictionary,
+    path_and_string,
     mixed_indents,
     narrowed_event,
     stored_past_setter,
@@ -494,6 +495,15 @@ class SyntaxRules:
         if is_of_value(node):
             self.replace(node, f"is_instance_of({self.render(node.children[0])}, {self.render(node.children[2])})",
                          "is_instance_of", self.rules.cite_member("4", "@GDScript", "method", "is_instance_of"), 0.9)
+            return
+        found = path_and_string(node, self.scope)
+        if found is not None:   # `path == ""` -> `path == NodePath("")`; `"../" + path` -> `"../" + str(path)`
+            path, literal = found
+            cite = self.rules.cite_constructors("NodePath")
+            if text_of(node.children[1]) == "+":
+                self.replace(path, f"str({text_of(path)})", "node_path_operand", cite, 0.9)
+            else:
+                self.replace(literal, f"NodePath({text_of(literal)})", "node_path_operand", cite, 0.9)
             return
         if len(node.children) != 3 or text_of(node.children[1]) not in ("and", "&&"):
             return
