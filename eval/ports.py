@@ -28,6 +28,8 @@ from judging import EvidenceSource, Item, attach_scopes, load_judge, run_judge
 from rewrite_scoring import tokens
 from trees import cache_root
 
+from gd_assets.core.project_context import _ADDONS_WARNED
+
 DEFAULT_PORTS = ["tps-demo:/work/.mirror/godotengine+tps-demo/repo:3.x:f41444c"]
 PATTERNS = ("*.gd", "*.tscn", "*.godot")
 _FUNC = re.compile(r"(?:static\s+)?func\s+([A-Za-z_]\w*)")
@@ -266,7 +268,6 @@ def _project_godot(root: Path, path: str) -> str:
 
 
 _LOWERED_OVERRIDE = re.compile(r"^gdscript/warnings/native_method_override\s*=\s*[01]\s*$", re.M)
-_ADDONS_WARNED = re.compile(r"^gdscript/warnings/exclude_addons\s*=\s*false\s*$", re.M)
 _OVERRIDE = re.compile(r"the project's `\w+\(\)` overrides Godot 4's native")
 # Findings of a behaviour both engines run differently, shown by a differential case (tests/fixtures/behaviour/).
 _BEHAVIOURS = {"overrides the parent script's: Godot 3 called both": "lifecycle-parent-first",

@@ -132,6 +132,9 @@ class GoneRules:
 
     # value rules of scene-property rows (corpora_build/scene_properties.yaml), applied to code: reads and writes
     VALUE_RULES = ("reciprocal", "not", "true_to:", "false_to:", "double")
+    # what wraps a value written (Godot 4's from Godot 3's) and one read back (Godot 3's from Godot 4's)
+    VALUE_WRAPS = {"reciprocal": (("1.0 / (", ")"), ("(1.0 / ", ")")), "not": (("not (", ")"), ("(not ", ")")),
+                   "double": (("(", ") * 2"), ("(", " / 2)"))}
 
     def value_rule(self, node: ts.Node, row) -> bool:
         """The value edits of a property Godot 4 keeps with another meaning under `row.new` (the name itself is
@@ -154,8 +157,8 @@ class GoneRules:
             return True
         if statement is None:  # a read: the Godot 3 value from the Godot 4 one
             chain = node.parent if node.parent is not None and node.parent.type == "attribute" else node
-            before, after = {"reciprocal": ("(1.0 / ", ")"), "not": ("(not ", ")"), "double": ("(", " / 2)")}.get(
-                rule, ("(", f" == {rule.removeprefix('true_to:')})"))
+            before, after = self.VALUE_WRAPS[rule][1] if rule in self.VALUE_WRAPS else \
+                ("(", f" == {rule.removeprefix('true_to:')})")
             self.edit(receiver_start(chain), receiver_start(chain), before, edit_rule, cite, 0.85)
             self.edit(node.end_point, node.end_point, after, edit_rule, cite, 0.85)
             return True
@@ -176,7 +179,7 @@ class GoneRules:
                 return True
             before, after = f"{when_true} if (", ") else 0"
         else:
-            before, after = {"reciprocal": ("1.0 / (", ")"), "not": ("not (", ")"), "double": ("(", ") * 2")}[rule]
+            before, after = self.VALUE_WRAPS[rule][0]
         self._wrap_written(statement, before, after, edit_rule, cite)
         return True
 

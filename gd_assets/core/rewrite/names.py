@@ -329,9 +329,6 @@ class NameRules:
             return True
         return self._scaled_accessor_call(node, name, receiver)
 
-    # A scene-property value rule on an accessor call: (what wraps the setter's argument, what wraps the getter's call)
-    _SCALED = {"double": (("(", ") * 2"), ("(", " / 2)")), "reciprocal": (("1.0 / (", ")"), ("(1.0 / ", ")"))}
-
     def _scaled_accessor_call(self, node: ts.Node, name: str, receiver: str) -> bool:
         """`shape.set_extents(v)` -> `shape.set_size((v) * 2)`, `shape.get_extents()` -> `(shape.get_size() / 2)`:
         the accessor of the property a scene-property row renames with a value rule, the value converted."""
@@ -339,7 +336,7 @@ class NameRules:
         found = surface.accessor_of(receiver, name)
         row = self.rules.scene_property(found[0], found[1]) if found is not None else None
         call = node.parent if node.parent is not None and node.parent.type == "attribute_call" else None
-        if row is None or row.rule not in self._SCALED or call is None:
+        if row is None or row.rule not in ("double", "reciprocal") or call is None:
             return False
         owner4 = surface.owner_of("4", self.rules.in4(row.cls), row.new, ("property",))
         accessor = surface.accessors.get(("4", owner4, row.new), ("", ""))[found[2]] if owner4 else ""
@@ -347,7 +344,7 @@ class NameRules:
         if not accessor or len(args) != (1 if found[2] == 0 else 0):
             return False
         self.replace(node, accessor, "property_" + row.rule, row.cite(), 0.85)
-        before, after = self._SCALED[row.rule][found[2]]
+        before, after = self.VALUE_WRAPS[row.rule][found[2]]   # a setter writes (0), a getter reads (1)
         chain = call.parent if call.parent is not None and call.parent.type == "attribute" else call
         start, end = (args[0].start_point, args[0].end_point) if found[2] == 0 else (receiver_start(chain), call.end_point)
         self.edit(start, start, before, "property_" + row.rule, row.cite(), 0.85)
