@@ -208,3 +208,16 @@ def test_editor_metadata_keeps_values_holding_commas(rules):
              '"_edit_horizontal_guides_": [ -98.0, -149.0 ],\n"_edit_vertical_guides_": [ 150.0 ]\n}\n')
     new, _, _ = rewrite(rules, {"project.godot": "config_version=4\n", "s.tscn": scene}, "s.tscn")
     assert "metadata/_edit_horizontal_guides_ = [ -98.0, -149.0 ]\nmetadata/_edit_vertical_guides_ = [ 150.0 ]" in new
+
+
+def test_a_blank_frame_of_a_godot_3_animation_keeps_its_beat(rules):
+    """Godot 3 showed nothing for a `null` frame (a blink); Godot 4.6.3 drops it when loading ("Condition
+    !f.has("texture")", checked) and the animation plays faster: it becomes a frame without a texture."""
+    scene = ('[gd_scene load_steps=3 format=2]\n\n[ext_resource path="res://star.png" type="Texture" id=1]\n\n'
+             '[sub_resource type="SpriteFrames" id=1]\nanimations = [ {\n"frames": [ ExtResource( 1 ), null, '
+             'ExtResource( 1 ), null ],\n"loop": true,\n"name": "blink",\n"speed": 8.0\n} ]\n\n'
+             '[node name="Star" type="AnimatedSprite"]\nframes = SubResource( 1 )\nanimation = "blink"\n')
+    new, edits, _ = rewrite(rules, {"project.godot": "config_version=4\n", "s.tscn": scene}, "s.tscn")
+    blank = '{"duration": 1.0, "texture": null}'
+    assert f'"frames": [ ExtResource("1"), {blank}, ExtResource("1"), {blank} ],' in new
+    assert [e.evidence["id"] for e in edits if e.rule == "blank_frame"] == ["docs:4:SpriteFrames.method.add_frame"] * 2

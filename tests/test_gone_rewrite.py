@@ -59,7 +59,7 @@ def test_curated_renames_classes_and_call_shapes(rules):
 def test_opensimplexnoise_becomes_fastnoiselite_with_its_period_as_frequency(rules):
     new, _, _ = script(rules, "var n = OpenSimplexNoise.new()\nn.period = 20.0\nn.octaves = 4\nprint(n.period)")
     assert "var n = FastNoiseLite.new()" in new
-    assert "n.frequency = 1.0 / (20.0)" in new and "n.fractal_octaves = 4" in new
+    assert "n.frequency = 1.0 / 20.0" in new and "n.fractal_octaves = 4" in new
     assert "print((1.0 / n.frequency))" in new
 
 

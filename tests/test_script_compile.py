@@ -309,10 +309,12 @@ def test_a_shape_s_extents_are_half_its_godot_4_size(rules):
     """Godot 3's RectangleShape2D `extents` (10, 10) is a 20 x 20 box, Godot 4's `size` (20, 20): a write is
     doubled and a read halved, as the scene rewrite does with the same row; `+=` is left to a person."""
     script = ('extends Node2D\n\nfunc f(r: RectangleShape2D):\n\tr.extents = Vector2(2, 3)\n\tvar half = r.extents\n'
-              '\tr.extents += Vector2(1, 1)\n\tr.set_extents(half)\n\treturn r.get_extents().x\n')
+              '\tr.extents += Vector2(1, 1)\n\tr.set_extents(half)\n\tr.extents = half + Vector2.ONE\n'
+              '\tr.extents = Vector2.ONE / 2\n\tr.set_extents(half * 3)\n\treturn r.get_extents().x\n')
     new, _, manual, _ = migrate(rules, {**GODOT3, "e.gd": script}, "e.gd")
-    assert "\tr.size = (Vector2(2, 3)) * 2\n\tvar half = (r.size / 2)\n" in new
-    assert "\tr.set_size((half) * 2)\n\treturn (r.get_size() / 2).x\n" in new
+    assert "\tr.size = Vector2(2, 3) * 2\n\tvar half = (r.size / 2)\n" in new
+    assert "\tr.set_size(half * 2)\n\tr.size = (half + Vector2.ONE) * 2\n\tr.size = Vector2.ONE\n" \
+           "\tr.set_size(half * 3 * 2)\n\treturn (r.get_size() / 2).x\n" in new
     assert [m.kind for m in manual] == ["property_value"]
 
 
@@ -1192,3 +1194,84 @@ def test_a_target_and_method_name_godot_4_takes_as_one_callable_are_read_off_the
     new, edits, _, _ = migrate(rules, {**GODOT3, "w.gd": web}, "w.gd")
     assert "\tref = JavaScriptBridge.create_callback(self.on_read)\n" in new
     assert "docs:4:JavaScriptBridge.method.create_callback" in {e.evidence["id"] for e in edits}
+
+
+def test_a_container_constant_the_script_changes_becomes_a_static_var(rules):
+    """Godot 3's `const ORDERS = {}` was one shared Dictionary its script could fill; Godot 4.6.3 makes it
+    read-only ("Cannot assign a new value to a constant", checked). A `static var` is shared and changeable
+    as it was, and still read as `Script.ORDERS`; a constant nothing changes, or that another reads, stays."""
+    script = ('extends Node\n\nconst ORDERS = {}\nconst QUEUE = []\nconst TAXES = {"low": 1}\nconst BASE = [1]\n'
+              'const MORE = BASE + [2]\n\nfunc f(k):\n\tORDERS[k] = TAXES["low"]\n\tQUEUE.append(k)\n'
+              '\tBASE.clear()\n\treturn MORE\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "o.gd": script}, "o.gd")
+    assert "static var ORDERS = {}\nstatic var QUEUE = []\nconst TAXES = {\"low\": 1}\nstatic var BASE = [1]\n" \
+           "static var MORE = BASE + [2]\n" in new   # MORE reads a variable now: no constant either
+    assert "static_constant" in {e.rule for e in edits}
+    [declarations] = [j for j in judged.values() if "read-only" in j.rationale]   # the declarations, not `f`
+    assert declarations.migration_needed and "constant" in declarations.rationale
+
+
+def test_an_engine_method_a_script_variable_hides_is_called_through_super(rules):
+    """`var translate = false` beside Node2D's `translate()`: Godot 3 called the method, Godot 4.6.3 refuses
+    the call ("Member "translate" is not a function", checked) and runs `super.translate(v)` as the method."""
+    script = ('extends Node2D\n\nvar translate = false\n\nfunc f(v):\n\tif not translate:\n\t\ttranslate(v)\n'
+              '\tself.translate = true\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "p.gd": script}, "p.gd")
+    assert "\tif not translate:\n\t\tsuper.translate(v)\n\tself.translate = true\n" in new
+    [edit] = [e for e in edits if e.rule == "hidden_method"]
+    assert edit.evidence["id"] == "docs:4:Node2D.method.translate"
+    assert judged["f"].migration_needed and "refuses the call" in judged["f"].rationale
+
+
+def test_the_parent_s_add_child_below_node_asks_the_node(rules):
+    """An override calling the engine's `.add_child_below_node(node, child, legible)`: Godot 4 asks the node
+    (`node.add_sibling(child, legible)`); `super.add_sibling(node, child, legible)` was three arguments for two."""
+    script = ('extends Container\n\nfunc add_child_below_node(node: Node, child: Node, legible: bool = false) -> void:\n'
+              '\t.add_child_below_node(node, child, legible)\n\tprint(child)\n')
+    new, edits, _, _ = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
+    assert "\tnode.add_sibling(child, legible)\n\tprint(child)\n" in new
+    assert "super" not in new and {e.rule for e in edits} == {"add_sibling"}
+
+
+def test_a_constant_built_with_a_pool_array_is_a_static_var(rules):
+    """Godot 3 folded `PoolStringArray([...])` into a constant; Godot 4.6.3 refuses `PackedStringArray([...])` in
+    one ("isn't a constant expression", checked; `Vector2(1, 2)` or `Color(1, 0, 0)` it folds)."""
+    script = ('extends Node\n\nconst FILTERS = {"open": {"filters": PoolStringArray(["*.a ; A"])}}\n'
+              'const ORIGIN = Vector2(1, 2)\n\nfunc f():\n\tconst LOCAL = PoolIntArray([1, 2])\n'
+              '\treturn [FILTERS, ORIGIN, LOCAL]\n')
+    new, _, _, judged = migrate(rules, {**GODOT3, "k.gd": script}, "k.gd")
+    assert 'static var FILTERS = {"open": {"filters": PackedStringArray(["*.a ; A"])}}\nconst ORIGIN = Vector2(1, 2)' in new
+    assert "\tvar LOCAL = PackedInt32Array([1, 2])\n" in new
+    assert judged["f"].migration_needed and "constant expression" in judged["f"].rationale
+
+
+def test_a_type_test_against_a_local_variable_becomes_is_instance_of(rules):
+    """`var type = load("gen_base.gd")` then `x is type`: Godot 3 tested against the script the variable held,
+    Godot 4.6.3 refuses it ("Local variable "type" cannot be used as a type", from a real port); a constant stays."""
+    script = ('extends Node\n\nconst Base = preload("res://b.gd")\n\nfunc f():\n\tvar type = load("res://b.gd")\n'
+              '\tif not get_parent() is type:\n\t\treturn get_parent() is Base\n')
+    new, edits, _, _ = migrate(rules, {**GODOT3, "t.gd": script, "b.gd": "extends Node\n"}, "t.gd")
+    assert "\tif not is_instance_of(get_parent(), type):\n\t\treturn get_parent() is Base\n" in new
+    assert {e.rule for e in edits} == {"is_instance_of"}
+
+
+def test_the_return_of_a_call_returning_nothing_becomes_the_call_then_return(rules):
+    """`return node.accept_event()`, `return redraw()` of a function typed `-> void`: Godot 3 returned null, Godot
+    4.6.3 refuses it ("Cannot get return value of call to "accept_event()" because it returns "void"", from real
+    ports); a call returning a value stays."""
+    script = ('extends Node\n\nvar node: Control\n\nfunc f(event):\n\tif event.is_action_pressed("ui_left"):\n'
+              '\t\treturn node.accept_event()  # eaten\n\tif event.is_action_pressed("ui_up"):\n\t\treturn redraw()\n'
+              '\treturn node.get_rect()\n\nfunc redraw() -> void:\n\tpass\n')
+    new, edits, _, judged = migrate(rules, {**GODOT3, "r.gd": script}, "r.gd")
+    assert '\tif event.is_action_pressed("ui_left"):\n\t\tnode.accept_event()\n\t\treturn  # eaten\n' \
+           '\tif event.is_action_pressed("ui_up"):\n\t\tredraw()\n\t\treturn\n\treturn node.get_rect()\n' in new
+    assert {e.rule for e in edits} == {"void_return"} and "returns nothing" in judged["f"].rationale
+
+
+def test_a_renamed_member_beside_a_local_of_its_new_name_is_read_through_self(rules):
+    """`rect_size.y` in `func draw_grid(size: int)`: Godot 4's `size` there is the parameter ("Cannot find member
+    "y" in base "int"", from a real port), so the Control's own is `self.size`."""
+    script = ('extends Control\n\nfunc draw_grid(size: int) -> void:\n\tfor i in range(size):\n'
+              '\t\tdraw_line(Vector2(i, 0), Vector2(i, rect_size.y), Color.white)\n\tprint(rect_position)\n')
+    new, _, _, _ = migrate(rules, {**GODOT3, "g.gd": script}, "g.gd")
+    assert "Vector2(i, self.size.y), Color.WHITE)\n\tprint(position)\n" in new

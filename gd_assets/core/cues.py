@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import tree_sitter as ts
 
 from gd_assets.core.overrides import overridden_anywhere, override_of, shadow_of
-from gd_assets.core.project_context import res_file, stored_name
+from gd_assets.core.project_context import function_locals, res_file, stored_name, unfolded_constant
 from gd_assets.core.receivers import (
     ANY_PROJECT,
     PROJECT,
@@ -24,6 +24,7 @@ from gd_assets.core.receivers import (
     Scope,
     chain_receivers,
     fragment_locals,
+    is_engine,
     member_level,
 )
 from gd_assets.core.slicing import descendants, parse_gdscript, value_used
@@ -113,12 +114,40 @@ WINDOW_DIALOGS3 = ("WindowDialog", "AcceptDialog", "ConfirmationDialog", "FileDi
 
 
 def is_of_value(node: ts.Node) -> bool:
-    """`x is get_script()`: a type test against a value (a call, a subscript), which Godot 4's `is` refuses."""
+    """`x is get_script()`, `x is script` of a local variable: a type test against a value (a call, a subscript, a
+    variable or parameter of the function), which Godot 4's `is` refuses ("Local variable "type" cannot be used as
+    a type")."""
     if len(node.children) != 3 or _text(node.children[1]) != "is":
         return False
     right = node.children[2]
+    if right.type == "identifier":
+        function = node.parent
+        while function is not None and function.type not in ("function_definition", "constructor_definition"):
+            function = function.parent
+        return function is not None and _text(right) in function_locals(function)
     return right.type in ("call", "subscript", "parenthesized_expression") or right.type == "attribute" and \
         right.children[-1].type in ("attribute_call", "attribute_subscript")
+
+
+def returned_nothing(statement: ts.Node, scope: Scope | None) -> bool:
+    """`return node.accept_event()` of an engine method returning nothing, or of a project function typed
+    `-> void`: Godot 3 returned null, Godot 4 refuses the value ("Cannot get return value of call ... because it
+    returns "void"")."""
+    if scope is None or scope.engine is None or statement.type != "return_statement" or not statement.named_children:
+        return False
+    value = statement.named_children[0]
+    if value.type == "call" and value.children[0].type == "identifier":
+        name, owner = _text(value.children[0]), scope.implicit_owner(_text(value.children[0]), called=True)
+    elif value.type == "attribute" and value.children[-1].type == "attribute_call" and value.children[-1].children:
+        call = value.children[-1]
+        name, owner = _text(call.children[0]), chain_receivers(value, scope).get(call.id, UNKNOWN)
+    else:
+        return False
+    if owner.startswith(PROJECT) and owner != ANY_PROJECT:
+        holder = scope.owner(owner, name, called=True)
+        script = scope.context.scripts.get(holder[len(PROJECT):]) if holder.startswith(PROJECT) else None
+        return script is not None and script.members.get(name) == ("func", "void")
+    return is_engine(owner) and scope.engine.returns_nothing(owner, name)
 
 
 def path_and_string(node: ts.Node, scope: Scope | None) -> tuple[ts.Node, ts.Node] | None:
@@ -169,6 +198,17 @@ def mutated_enum(call: ts.Node, scope: Scope | None) -> bool:
         holder = chain_receivers(chain, scope).get(parts[at - 1].id, UNKNOWN)
     script = scope.context.scripts.get(holder[len(PROJECT):]) if holder.startswith(PROJECT) else None
     return script is not None and script.members.get(name, ("",))[0] == "enum"
+
+
+def variable_hides_method(name: str, receiver: str | None, scope: Scope | None) -> bool:
+    """A bare call of an engine method (`translate(v)`) in a script whose chain declares a variable of that name
+    (`var translate = false`): Godot 3 called the method, Godot 4 reads the variable and refuses the call."""
+    if scope is None or receiver is None or not is_engine(receiver) or name in scope.locals:
+        return False
+    owner = scope.implicit_owner(name)
+    script = scope.context.scripts.get(owner[len(PROJECT):]) if owner.startswith(PROJECT) and owner != ANY_PROJECT \
+        else None
+    return script is not None and script.members.get(name, ("",))[0] == "var"
 
 
 # A typed function's empty value by its return type: Godot 3 let `return` alone end one (the caller got null),
@@ -422,6 +462,13 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         if value is not None and value.type == "binary_operator" and len(parts) == 3 and \
                 _text(parts[1]) == "%" and parts[0].type == "string" and parts[2].type == "array":
             cues.add('const = "…" % […]', "syntax")  # Godot 4 folds `"%s" % K`, not a format of an array literal
+        name = node.child_by_field_name("name")
+        script = cues.scope.script if cues.scope is not None else None
+        why = script.static_constants.get(_text(name)) if name is not None and script is not None else None
+        if why == "changed":
+            cues.add("constant changed at run time", "syntax")  # Godot 4's container constants are read-only
+        elif why is not None or unfolded_constant(value):
+            cues.add("constant Godot 4 cannot fold", "syntax")
     if kind == "variable_statement" and any(c.type == "inferred_type" for c in node.children) and \
             not (cues.scope is not None and cues.scope.context.warnings_silent(cues.scope.path)):
         for call in variant_result_calls(node.child_by_field_name("value")):
@@ -439,6 +486,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         cues.add("write past a wide setter", "syntax")
     if kind == "return_statement" and bare_typed_return(node) is not None:
         cues.add("return without a value", "syntax")
+    if kind == "return_statement" and returned_nothing(node, cues.scope):
+        cues.add("return of a call returning nothing", "syntax")
     if kind == "attribute_call" and mutated_enum(node, cues.scope):
         cues.add("enum changed at run time", "syntax")
     if kind == "binary_operator" and is_of_value(node):
@@ -493,6 +542,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         receiver = _call_receiver(name, cues.scope)
         _coroutine_cue(node, name, receiver, cues)  # first: a cue of the same name and receiver is kept once
         cues.add(name, "call", receiver)
+        if variable_hides_method(name, receiver, cues.scope):
+            cues.add("method hidden by a variable", "syntax")
         _override_cue(name, receiver, cues)
         cues.add(_call_shape(name, node.child_by_field_name("arguments")), "call_shape", receiver)
         if name in ("yield", "super", "preload", "load"):

@@ -68,6 +68,11 @@ class Script:
     # setter writes the property itself (Godot 3 stored the value), the value lives in the backing variable,
     # which the class's own bare writes then store to as Godot 3's did ("" when none is needed)
     wide_setters: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # its constants Godot 4 cannot keep as constants, each with why (a `static var` keeps them shared, and read as
+    # `Script.K`): "changed" (an Array or Dictionary literal its own functions change, `K[k] = v`, `K.append(v)`:
+    # Godot 3's were changeable, Godot 4's are read-only), "packed" (a Pool array constructor, which Godot 4 does
+    # not fold into a constant), or "reads X" (its value reads another such constant)
+    static_constants: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -186,6 +191,8 @@ class ProjectContext:
                 out.append(_row(script.scope, "shim", name, None, None))
             if script.indent != "\t":
                 out.append(_row(script.scope, "indent", script.indent, None, None))
+            for name, why in sorted(script.static_constants.items()):
+                out.append(_row(script.scope, "static_constant", name, why, None))
             for name, (setter, backing) in sorted(script.wide_setters.items()):
                 out.append(_row(script.scope, "wide_setter", name, setter, backing))
             for function, names in script.part_locals.items():
@@ -248,6 +255,8 @@ class ProjectContext:
                 script.indent = row["name"]
             elif kind == "wide_setter":
                 script.wide_setters[row["name"]] = (row["type"], row["detail"] or "")
+            elif kind == "static_constant":
+                script.static_constants[row["name"]] = row["type"]
             elif kind == "part_local":
                 function, _, name = row["name"].partition(".")
                 script.part_locals.setdefault(function, {})[name] = row["type"]
@@ -700,10 +709,80 @@ def _wide_setters(children: list[ts.Node], script: Script) -> None:
         script.wide_setters[prop] = (_text(setter), backing)
 
 
+# Array and Dictionary methods that change the container (Godot 3 and Godot 4 names)
+CONTAINER_MUTATORS = frozenset((
+    "append", "append_array", "push_back", "push_front", "pop_back", "pop_front", "pop_at", "insert", "erase",
+    "remove", "remove_at", "clear", "resize", "sort", "sort_custom", "shuffle", "invert", "reverse", "fill", "merge"))
+
+
+_POOL_ARRAY = re.compile(r"\bPool(Byte|Int|Real|String|Vector2|Vector3|Color)Array\s*\(")
+
+
+def unfolded_constant(value: ts.Node | None) -> bool:
+    """A constant's value that Godot 4 does not fold: a Pool array constructor (Godot 4.6.3: "Assigned value
+    for constant ... isn't a constant expression" for `PackedStringArray([...])`, checked; Godot 3 folded it)."""
+    return value is not None and b"Pool" in value.text and any(
+        n.type == "call" and _POOL_ARRAY.match(_text(n)) for n in descendants(value))
+
+
+def _static_constants(children: list[ts.Node], script: Script) -> dict[str, str]:
+    """The class's constants Godot 4 cannot keep as constants, with why (Script.static_constants)."""
+    values = {_text(n.child_by_field_name("name")): n.child_by_field_name("value") for n in children
+              if n.type == "const_statement" and n.child_by_field_name("name") is not None}
+    found = {name: "packed" for name, value in values.items() if unfolded_constant(value)}
+    found.update((name, "changed") for name in _mutated_constants(children, script) if name not in found)
+    grown = True
+    while grown:   # a constant expression cannot read a variable
+        grown = False
+        for name, value in values.items():
+            read = next((_text(n) for n in descendants(value) if n.type == "identifier" and _text(n) in found),
+                        None) if value is not None and name not in found else None
+            if read is not None:
+                found[name], grown = f"reads {read}", True
+    return found
+
+
+def _mutated_constants(children: list[ts.Node], script: Script) -> set[str]:
+    """The class's constants holding an Array or Dictionary literal that its functions change through the bare
+    name (`K[k] = v`, `K.a.b = v`, `K.append(v)`, `K[i].erase(x)`)."""
+    names = {name for name, (kind, type_) in script.members.items() if kind == "const" and type_ in ("Array", "Dictionary")}
+    found: set[str] = set()
+    for function in children:
+        if function.type not in ("function_definition", "constructor_definition") or \
+                not any(name.encode() in function.text for name in names - found):
+            continue
+        shadowed = function_locals(function)
+        for node in descendants(function, include_self=False):
+            name = _text(node) if node.type == "identifier" else ""
+            if name in names and name not in shadowed and _changes_container(node):
+                found.add(name)
+    return found
+
+
+def _changes_container(node: ts.Node) -> bool:
+    """Whether a bare name heads an assignment's target below it (`K[k] = v`) or a mutating call (`K.append(v)`)."""
+    chain = node.parent
+    if chain is None or chain.type not in ("attribute", "subscript") or chain.children[0].id != node.id:
+        return False
+    parts = [c for c in chain.children[1:] if c.type not in (".", "line_continuation", "comment")]
+    if chain.type == "attribute" and any(p.type == "attribute_call" and p.children and
+                                         _text(p.children[0]) in CONTAINER_MUTATORS for p in parts):
+        return True
+    top = chain
+    while top.parent is not None and top.parent.type in ("attribute", "subscript") and top.parent.children[0].id == top.id:
+        top = top.parent
+    statement = top.parent
+    if statement is not None and statement.type in ("assignment", "augmented_assignment") and \
+            statement.named_children[0].id == top.id:
+        return True
+    return top is not chain and top.type == "attribute" and any(
+        p.type == "attribute_call" and p.children and _text(p.children[0]) in CONTAINER_MUTATORS for p in top.children)
+
+
 def _writes_or_reads(function: ts.Node, name: str, writes: bool) -> bool:
     """Whether `function` assigns (`name = v`, `name.x += v`) or, with writes=False, reads its script's bare
     `name`, not shadowed by a parameter or local of the same name."""
-    if name in _function_locals(function):
+    if name in function_locals(function):
         return False
     for node in descendants(function, include_self=False):
         if node.type != "identifier" or _text(node) != name or \
@@ -756,7 +835,7 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
             if b"connect(" in node.text or b"emit_signal(" in node.text:  # (a tree walk only where one may be)
                 script.self_signals.update(_self_signals(node))
             if name is not None and node.end_point[0] - node.start_point[0] + 1 > MAX_FUNCTION_LINES:
-                script.part_locals[_text(name)] = _function_locals(node)
+                script.part_locals[_text(name)] = function_locals(node)
         elif kind in ("variable_statement", "onready_variable_statement", "export_variable_statement"):
             name = node.child_by_field_name("name")
             if name is None:
@@ -804,6 +883,8 @@ def _read_body(children: list[ts.Node], script: Script, path: str, root: str, ou
                 _read_body(body.children, inner, path, root, out)
     if any(c.type == "setget" for node in children for c in node.children):
         _wide_setters(children, script)
+    if any(kind == "const" for kind, _ in script.members.values()):
+        script.static_constants = _static_constants(children, script)
 
 
 _SIGNAL_BY_NAME = ("connect", "disconnect", "is_connected", "emit_signal")
@@ -845,7 +926,7 @@ def parameter_names(node: ts.Node, found: dict[str, str | None]) -> bool:
     return False
 
 
-def _function_locals(function: ts.Node) -> dict[str, str | None]:
+def function_locals(function: ts.Node) -> dict[str, str | None]:
     """A function's parameters and the variables its body declares, with their declared types."""
     found: dict[str, str | None] = {}
     for node in descendants(function, include_self=False):

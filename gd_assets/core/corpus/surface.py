@@ -54,6 +54,7 @@ class Surface:
     arity: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=lambda: defaultdict(list))
     class_arity: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)  # (v, class, method)
     static: set[tuple[str, str, str]] = field(default_factory=set)  # (version, class, method) of static methods
+    void: set[tuple[str, str, str]] = field(default_factory=set)  # (version, class, method) of methods returning nothing
     class_renames: dict[str, str] = field(default_factory=dict)
     renames: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))  # category -> old -> new
     class_members: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
@@ -93,6 +94,16 @@ class Surface:
         when given: a property read is not a signal of the same name), if any."""
         return next((c for c in self.ancestors(version, cls) if name in self.class_members.get((version, c), ())
                      and (kinds is None or self.kinds.get((version, c, name), set()) & set(kinds))), None)
+
+    def returns_nothing(self, cls3: str, name: str) -> bool:
+        """Whether the method `name` of the Godot 3 class `cls3` returns nothing in both versions (under its Godot 4
+        class and method name): Godot 3 gave null for `return node.accept_event()`, Godot 4 refuses the value."""
+        owner3 = self.owner_of("3", cls3, name, ("method",))
+        cls4 = cls3 if cls3 in self.classes["4"] else self.class_renames.get(cls3, "")
+        new = name if self.owner_of("4", cls4, name, ("method",)) else self.renames.get("method", {}).get(name, "")
+        owner4 = self.owner_of("4", cls4, new, ("method",)) if cls4 and new else None
+        return owner3 is not None and owner4 is not None and ("3", owner3, name) in self.void and \
+            ("4", owner4, new) in self.void
 
     def in_descendant(self, version: str, cls: str, name: str) -> bool:
         """Whether some class deriving from `cls` documents member `name` in `version`."""
@@ -377,6 +388,8 @@ def _read_surface(corpus_db: str, _state: tuple[int, int, int]) -> Surface:
                     surface.class_arity[(ver, cls, name)] = fit
                 if (signature or "").rstrip().endswith(" static"):
                     surface.static.add((ver, cls, name))
+                if (signature or "").startswith("void "):
+                    surface.void.add((ver, cls, name))
     surface.members = {k: dict(v) for k, v in members.items()}
     surface.theme_items = dict(surface.theme_items)
     surface.ambiguous_renames = dict(ambiguous)

@@ -25,11 +25,13 @@ from gd_assets.core.judges import JudgeIdentity, register
 from gd_assets.core.judges.base import JudgeInput, Judgement
 from gd_assets.core.shading import SCREEN_TEXTURES
 
-RULES_VERSION = "evidence-rules-6"  # 2: receivers and project context; 3: members Godot 4 classes took;
+RULES_VERSION = "evidence-rules-7"  # 2: receivers and project context; 3: members Godot 4 classes took;
 # 4: scene properties per class, resource ids, input maps, project settings and shader textures; 5: what
 # Godot 4's compiler rejects (call shapes, results that changed type, builtin types by their Godot 4 names);
 # 6: the receiver read further in the references (a getter's type, the one subclass with the member), why a
-# member is gone where Godot 4 keeps the name, raw strings, a Godot 4 addon's silenced warnings
+# member is gone where Godot 4 keeps the name, raw strings, a Godot 4 addon's silenced warnings; 7: container
+# constants the script changes, constants Godot 4 does not fold, engine methods called by the name of a script
+# variable, the return of a call returning nothing
 
 # GDScript 1 (Godot 3) syntax that Godot 4 rejects, and GDScript 2 syntax Godot 3 rejects.
 GD3_SYNTAX = {
@@ -55,6 +57,18 @@ GD3_SYNTAX = {
                               "refuses it",
     "enum changed at run time": "a project enum grown or shrunk at run time (`merge()`, `erase()`): Godot 3's "
                                 "enums were Dictionaries a script could change, Godot 4's are constant",
+    "constant changed at run time": "an Array or Dictionary constant that the script changes (`K[k] = v`, "
+                                    "`K.append(v)`): Godot 3's constants were shared and could change, Godot 4's "
+                                    "are read-only and it refuses the write",
+    "constant Godot 4 cannot fold": "a constant built with a Pool array constructor (or reading one that is): "
+                                    "Godot 3 folded it, Godot 4 refuses it as not a constant expression (a "
+                                    "`static var` holds it)",
+    "return of a call returning nothing": "`return node.accept_event()` of an engine method that returns nothing: "
+                                          "Godot 3 returned null, Godot 4 refuses the value (the call, then "
+                                          "`return`)",
+    "method hidden by a variable": "a bare call of an engine method (`translate(v)`) in a script that declares a "
+                                   "variable of the same name: Godot 3 called the method, Godot 4 reads the "
+                                   "variable and refuses the call (`super.translate(v)` calls the method)",
     "NodePath <op> String": "a NodePath compared with or added to a string: Godot 3 converted one to the other, "
                             "Godot 4 rejects the operands",
     "is <expression>": "`x is get_script()`: Godot 3 tested against any script value, Godot 4's `is` takes a "

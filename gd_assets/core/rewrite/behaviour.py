@@ -20,7 +20,7 @@ from gd_assets.core.cues import (
     shims_of,
 )
 from gd_assets.core.receivers import UNKNOWN
-from gd_assets.core.rewrite.tree import args_of, receiver_start, text_of
+from gd_assets.core.rewrite.tree import ATOMIC, args_of, receiver_start, text_of
 from gd_assets.core.slicing import descendants
 
 UPGRADE_CHANGES = "docs:4:page:tutorials/migrating/upgrading_to_godot_4#updating-scripts-to-take-backwards-incompatible-changes-into-account"
@@ -31,9 +31,6 @@ _FLOAT_RESULTS = {"stepify": "snappedf", "floor": "floorf", "ceil": "ceilf", "ro
 # Values an expression visibly holds as an int: calls returning one
 _INT_CALLS = ("int", "len", "randi")
 _INT_METHODS = ("size", "length")
-# Expressions that need no parentheses before `+ 1` or as the left of `-`
-_ATOMIC = ("identifier", "integer", "float", "call", "attribute", "subscript", "parenthesized_expression",
-           "get_node", "string", "true", "false", "null", "array", "dictionary")
 _GROUP_CALLS = {"call_group": "call_group_flags", "set_group": "set_group_flags", "notify_group": "notify_group_flags"}
 # SceneTree's group call flags by value: Godot 3's 2 (REALTIME) called at once, Godot 4's 2 (DEFERRED) defers
 _GROUP_FLAGS3 = {"GROUP_CALL_DEFAULT": 0, "GROUP_CALL_REVERSE": 1, "GROUP_CALL_REALTIME": 2, "GROUP_CALL_UNIQUE": 4}
@@ -128,7 +125,7 @@ class BehaviourRules:
     def _atomic(self, node: ts.Node) -> str:
         """The node's text, in parentheses unless it reads as one operand."""
         text = self.render(node)
-        return text if node.type in _ATOMIC else f"({text})"
+        return text if node.type in ATOMIC else f"({text})"
 
     def _visibly_int(self, node: ts.Node) -> bool:
         """Whether an expression is an int by its form: a literal, `int()`/`len()`, `.size()`, a local typed int,
@@ -193,7 +190,7 @@ class BehaviourRules:
                 return f"{left} - {shifted}" if text_of(end.children[1]) == "-" and shifted > 0 else \
                     f"{left} + {abs(shifted)}"
         text = self.render(end)
-        if end.type in _ATOMIC or end.type == "binary_operator" and text_of(end.children[1]) in ("+", "-", "*", "/", "%"):
+        if end.type in ATOMIC or end.type == "binary_operator" and text_of(end.children[1]) in ("+", "-", "*", "/", "%"):
             return f"{text} + 1"
         return f"({text}) + 1"
 

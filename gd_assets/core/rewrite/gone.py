@@ -8,7 +8,7 @@ import tree_sitter as ts
 
 from gd_assets.core.cues import shims_available
 from gd_assets.core.rewrite.behaviour import SHIM_MEMBERS
-from gd_assets.core.rewrite.tree import args_of, receiver_start, text_of
+from gd_assets.core.rewrite.tree import ATOMIC, args_of, receiver_start, text_of
 
 # RigidBody's Godot 3 mode -> the Godot 4 properties that say the same ({c}: the body's Godot 4 class).
 RIGID_MODES = {"MODE_RIGID": ("freeze = false",), "MODE_STATIC": ("freeze_mode = {c}.FREEZE_MODE_STATIC", "freeze = true"),
@@ -135,6 +135,30 @@ class GoneRules:
     # what wraps a value written (Godot 4's from Godot 3's) and one read back (Godot 3's from Godot 4's)
     VALUE_WRAPS = {"reciprocal": (("1.0 / (", ")"), ("(1.0 / ", ")")), "not": (("not (", ")"), ("(not ", ")")),
                    "double": (("(", ") * 2"), ("(", " / 2)"))}
+    # ... and written around an operand that needs no parentheses (`size = Vector2(9, 19) * 2`)
+    ATOMIC_WRITES = {"reciprocal": ("1.0 / ", ""), "not": ("not ", ""), "double": ("", " * 2")}
+
+    def written_wrap(self, rule: str, value: ts.Node) -> tuple[str, str]:
+        """What goes before and after a value written under a value rule (`v * 2` needs no brackets after a
+        product or quotient either: the operators group from the left)."""
+        product = value.type == "binary_operator" and len(value.children) == 3 and \
+            text_of(value.children[1]) in ("*", "/")
+        return self.ATOMIC_WRITES[rule] if value.type in ATOMIC or rule == "double" and product else \
+            self.VALUE_WRAPS[rule][0]
+
+    def write_value(self, rule: str, value: ts.Node, edit_rule: str, cite, after_equals=None) -> None:
+        """The value written under a value rule, converted in place; `v / 2` doubled is `v`. With `after_equals`
+        (the end of an assignment's `=`), what goes before the value replaces the space there, so that a read of
+        the same property at the value's start (`box.extents = box.extents * 2`) keeps its own edit."""
+        parts = value.children
+        if rule == "double" and value.type == "binary_operator" and len(parts) == 3 and text_of(parts[1]) == "/" \
+                and text_of(parts[2]) in ("2", "2.0"):
+            self.edit(parts[0].end_point, value.end_point, "", edit_rule, cite, 0.85)
+            return
+        before, after = self.written_wrap(rule, value)
+        self.edit(after_equals or value.start_point, value.start_point, (" " if after_equals else "") + before,
+                  edit_rule, cite, 0.85)
+        self.edit(value.end_point, value.end_point, after, edit_rule, cite, 0.85)
 
     def value_rule(self, node: ts.Node, row) -> bool:
         """The value edits of a property Godot 4 keeps with another meaning under `row.new` (the name itself is
@@ -179,13 +203,14 @@ class GoneRules:
                 return True
             before, after = f"{when_true} if (", ") else 0"
         else:
-            before, after = self.VALUE_WRAPS[rule][0]
+            self.write_value(rule, value, edit_rule, cite, statement.children[1].end_point)
+            return True
         self._wrap_written(statement, before, after, edit_rule, cite)
         return True
 
     def _wrap_written(self, statement: ts.Node, before: str, after: str, rule: str, cite) -> None:
-        """`before` and `after` around an assignment's value; `before` replaces the space after `=`, so that a
-        read of the same property at the value's start (`box.extents = box.extents * 2`) keeps its own edit."""
+        """`before` and `after` around an assignment's value; `before` replaces the space after `=` (see
+        write_value)."""
         equals, value = statement.children[1], statement.children[-1]
         self.edit(equals.end_point, value.start_point, " " + before, rule, cite, 0.85)
         self.edit(value.end_point, value.end_point, after, rule, cite, 0.85)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from gd_assets.core.cues import WHOLE_RENAMED, shims_available, signal_use, value_used
+from gd_assets.core.cues import WHOLE_RENAMED, shims_available, signal_use, value_used, variable_hides_method
 from gd_assets.core.receivers import is_engine, is_project
 from gd_assets.core.rewrite.behaviour import SHIM_MEMBERS
 from gd_assets.core.rewrite.rules import MOVED_SETTERS
-from gd_assets.core.rewrite.tree import args_of, receiver_start, text_of
+from gd_assets.core.rewrite.tree import args_of, bare_reference, receiver_start, text_of
 
 # Godot 3 flags that became enums in Godot 4, by the Godot 4 name: (the value for true, for false)
 BOOL_TO_ENUM = {"autowrap_mode": ("TextServer.AUTOWRAP_WORD_SMART", "TextServer.AUTOWRAP_OFF"),
@@ -221,6 +221,11 @@ class NameRules:
             self.gone_member(node, "method", name, receiver)
         elif self.rules.surface.is_global_function("3", name) and not self.rules.surface.is_global_function("4", name):
             self.note_gone(node, "global_function", "@GDScript", name)
+        elif variable_hides_method(name, owner, self.scope):   # `var translate` beside Node2D's translate()
+            native = self.rules.surface.owner_of("4", self.rules.in4(owner), name, ("method",))
+            if native:
+                self.replace(node, "super." + name, "hidden_method", self.rules.cite_member("4", native, "method", name),
+                             0.85)
 
     # attribute chains ------------------------------------------------------------------------------
 
@@ -330,7 +335,7 @@ class NameRules:
         return self._scaled_accessor_call(node, name, receiver)
 
     def _scaled_accessor_call(self, node: ts.Node, name: str, receiver: str) -> bool:
-        """`shape.set_extents(v)` -> `shape.set_size((v) * 2)`, `shape.get_extents()` -> `(shape.get_size() / 2)`:
+        """`shape.set_extents(v)` -> `shape.set_size(v * 2)`, `shape.get_extents()` -> `(shape.get_size() / 2)`:
         the accessor of the property a scene-property row renames with a value rule, the value converted."""
         surface = self.rules.surface
         found = surface.accessor_of(receiver, name)
@@ -344,11 +349,13 @@ class NameRules:
         if not accessor or len(args) != (1 if found[2] == 0 else 0):
             return False
         self.replace(node, accessor, "property_" + row.rule, row.cite(), 0.85)
-        before, after = self.VALUE_WRAPS[row.rule][found[2]]   # a setter writes (0), a getter reads (1)
+        if found[2] == 0:  # a setter writes
+            self.write_value(row.rule, args[0], "property_" + row.rule, row.cite())
+            return True
+        before, after = self.VALUE_WRAPS[row.rule][1]  # a getter reads
         chain = call.parent if call.parent is not None and call.parent.type == "attribute" else call
-        start, end = (args[0].start_point, args[0].end_point) if found[2] == 0 else (receiver_start(chain), call.end_point)
-        self.edit(start, start, before, "property_" + row.rule, row.cite(), 0.85)
-        self.edit(end, end, after, "property_" + row.rule, row.cite(), 0.85)
+        self.edit(receiver_start(chain), receiver_start(chain), before, "property_" + row.rule, row.cite(), 0.85)
+        self.edit(call.end_point, call.end_point, after, "property_" + row.rule, row.cite(), 0.85)
         return True
 
     def _member(self, node: ts.Node, kind: str, name: str, owner: str) -> None:
@@ -363,7 +370,11 @@ class NameRules:
             if receiver and not (kind == "method" and self._accessor_call(node, name, receiver)):
                 self.gone_member(node, kind, name, receiver)
             return
-        self.replace(node, row.new, "member_rename", row.cite(), 0.95 if receiver else 0.7)
+        # `rect_size.y` beside a parameter named `size`: the renamed member is read through self
+        hidden = kind == "property" and self.scope is not None and row.new in self.scope.locals and \
+            node.type == "identifier" and bare_reference(node)
+        self.replace(node, "self." + row.new if hidden else row.new, "member_rename", row.cite(),
+                     0.95 if receiver else 0.7)
         if row.new in BOOL_TO_ENUM:
             self._bool_to_enum(node, row)
         elif kind == "property" and receiver:  # `text_edit.wrap_enabled = on`: the name and the meaning changed

@@ -27,6 +27,8 @@ from gd_assets.core.rewrite.text import TextEdits
 from gd_assets.core.scene_text import Entry, bracket_scan, code_spans, parse_block
 
 _REF = re.compile(r"\b(ExtResource|SubResource)\(\s*(\d+)\s*\)")
+_FRAMES = re.compile(r'"frames"\s*:\s*\[([^\]]*)\]')
+_NULL = re.compile(r"\bnull\b")
 _BUILTIN = re.compile(r"\b(PoolByteArray|PoolColorArray|PoolIntArray|PoolRealArray|PoolStringArray|PoolVector2Array|"
                       r"PoolVector3Array|Transform|Quat)\(")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d*)?(?:e[-+]?\d+)?")
@@ -239,6 +241,8 @@ class SceneRewriter:
         self._refs(entry.value_start, entry.end)
         for a, z, new, rule, cite in convert_events(text, entry.value_start, entry.end, self.rules, self.godot3):
             self.ed.replace(a, z, new, rule, cite, 0.9)
+        if entry.name == "animations" and self.cls == "SpriteFrames" and self.godot3:
+            self._blank_frames(entry)
         if entry.name == "code" and self.cls in ("Shader", "VisualShader") and text[entry.value_start] == '"':
             for a, z, new, rule, cite in convert_shader_code(text, entry.value_start + 1, entry.end - 1, self.rules):
                 self.ed.replace(a, z, new, rule, cite, 0.9)
@@ -247,6 +251,15 @@ class SceneRewriter:
             if m:
                 self.ed.replace(m.end(1), m.end(), ".gdshader", "shader_extension",
                                 self.rules.cite_prototype("shader-file-extension"), 0.9)
+
+    def _blank_frames(self, entry: Entry) -> None:
+        """A `null` frame of a Godot 3 animation showed nothing for one frame (a blink); Godot 4 drops it when
+        loading ("Condition !f.has("texture")"), and the animation loses its beat: a frame without a texture."""
+        text = self.block.text
+        for m in _FRAMES.finditer(text, entry.value_start, entry.end):
+            for blank in _NULL.finditer(text, m.start(1), m.end(1)):
+                self.ed.replace(blank.start(), blank.end(), '{"duration": 1.0, "texture": null}', "blank_frame",
+                                self.rules.cite_member("4", "SpriteFrames", "method", "add_frame"), 0.9)
 
     # -- properties -------------------------------------------------------------------------------
 

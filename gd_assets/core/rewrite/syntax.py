@@ -16,12 +16,13 @@ from gd_assets.core.cues import (
     mixed_indents,
     narrowed_event,
     path_and_string,
+    returned_nothing,
     stored_past_setter,
     var_parameters,
     variant_result_calls,
 )
 from gd_assets.core.overrides import shadow_of
-from gd_assets.core.project_context import stored_name
+from gd_assets.core.project_context import stored_name, unfolded_constant
 from gd_assets.core.receivers import UNKNOWN, is_engine, member_level
 from gd_assets.core.rewrite.rules import PAUSE_TO_PROCESS
 from gd_assets.core.rewrite.tree import IDENT, args_of, string_value, text_of
@@ -95,15 +96,19 @@ class SyntaxRules:
         dot = node.children[0]
         if dot.type != "." or (node.prev_sibling is not None and node.prev_sibling.type == "line_continuation"):
             return
-        self.replace(dot, "super.", "parent_call", self.rules.cite("super"))
         script = self.scope.script if self.scope is not None else None
         if len(node.children) > 1 and node.children[1].type == "identifier" and script is not None:
             name = text_of(node.children[1])  # the parent's method: owned along the parent's chain
             parent = self.scope.resolve(script.extends) if script.extends else UNKNOWN
             owner = self.scope.owner(parent, name)
+            if name == "add_child_below_node" and is_engine(owner) and self.call_add_child_below_node(node, None, owner):
+                return  # the engine's `.add_child_below_node(node, child)` is `node.add_sibling(child)` in Godot 4
+            self.replace(dot, "super.", "parent_call", self.rules.cite("super"))
             if not self.override_call(node.children[1], owner, name) and is_engine(owner):
                 self._member(node.children[1], "method", name, owner)  # `.update()` -> `super.queue_redraw()`
             self.await_coroutine(node, owner, name)  # `return .run()` of a parent's coroutine
+        else:
+            self.replace(dot, "super.", "parent_call", self.rules.cite("super"))
 
     def on_string(self, node: ts.Node) -> None:
         """A path to a shader file by its Godot 3 extension: the migration renames the file `.gdshader`."""
@@ -126,7 +131,19 @@ class SyntaxRules:
         """`const K = "%s/%s" % [ROOT, NAME]`: Godot 4 does not fold a format into a constant. With
         only `%s` of string constants it becomes their concatenation (still a constant, as people
         port it); otherwise, at the top of a script, a `static var` (still read as `Script.K`)."""
+        name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
+        script = self.scope.script if self.scope is not None else None
+        member = node.parent is not None and node.parent.type in ("source", "class_body")
+        if member and name is not None and script is not None and text_of(name) in script.static_constants:
+            # a static var is shared as Godot 3's constant was, changeable, and holds what Godot 4 does not fold
+            self.replace(node.children[0], "static var", "static_constant",
+                         self.rules.cite_page("gdscript_basics#static-variables"), 0.85)
+            return
+        if not member and unfolded_constant(value):   # a function's own constant: a variable
+            self.replace(node.children[0], "var", "static_constant", self.rules.cite_page("gdscript_basics#constants"),
+                         0.85)
+            return
         formatted = format_constant(node)
         if formatted is None:
             return
@@ -482,11 +499,17 @@ class SyntaxRules:
     # -- coroutines --------------------------------------------------------------------------------
 
     def on_return_statement(self, node: ts.Node) -> None:
-        """`return` alone in a function typed `-> bool` -> `return false` (the type's empty value)."""
+        """`return` alone in a function typed `-> bool` -> `return false` (the type's empty value);
+        `return node.accept_event()` of a method returning nothing -> the call, then `return`."""
         value = bare_typed_return(node)
         if value is not None:
             self.edit(node.end_point, node.end_point, f" {value}", "typed_return", self.rules.cite_page(
                 "static_typing#specify-the-return-type-of-a-function-with-the-arrow"), 0.85)
+        indent = self.indent_of(node)
+        if indent is not None and returned_nothing(node, self.scope):
+            cite = self.rules.cite_page("static_typing#specify-the-return-type-of-a-function-with-the-arrow")
+            self.edit(node.start_point, node.named_children[0].start_point, "", "void_return", cite, 0.9)
+            self.edit(node.end_point, node.end_point, f"\n{indent}return", "void_return", cite, 0.9)
 
     def on_binary_operator(self, node: ts.Node) -> None:
         """`a and !(r is GDScriptFunctionState)` -> `a`: Godot 4 has no function state (the caller awaits a

@@ -23,6 +23,9 @@ from gd_assets.core.rewrite.rules import RewriteRules
 from gd_assets.core.slicing import descendants, parse_gdscript, post_order
 
 IDENT = re.compile(r"^[A-Za-z_]\w*$")
+# Expressions that need no parentheses as an operand (`+ 1`, `* 2`, the left of `-`, after `not`)
+ATOMIC = ("identifier", "integer", "float", "call", "attribute", "subscript", "parenthesized_expression",
+          "get_node", "string", "true", "false", "null", "array", "dictionary")
 
 
 @dataclass
