@@ -121,6 +121,8 @@ def is_of_value(node: ts.Node) -> bool:
         return False
     right = node.children[2]
     if right.type == "identifier":
+        if _text(right)[:1].isupper() or _text(right) in ("int", "float", "bool"):
+            return False  # a type's name (a variable named like one is left as it is)
         function = node.parent
         while function is not None and function.type not in ("function_definition", "constructor_definition"):
             function = function.parent
@@ -129,10 +131,10 @@ def is_of_value(node: ts.Node) -> bool:
         right.children[-1].type in ("attribute_call", "attribute_subscript")
 
 
-def returned_nothing(statement: ts.Node, scope: Scope | None) -> bool:
+def returned_nothing(statement: ts.Node, scope: Scope | None, owners=None) -> bool:
     """`return node.accept_event()` of an engine method returning nothing, or of a project function typed
     `-> void`: Godot 3 returned null, Godot 4 refuses the value ("Cannot get return value of call ... because it
-    returns "void"")."""
+    returns "void""). `owners(chain, member)` resolves a chain's member (the caller's cache of chain_receivers)."""
     if scope is None or scope.engine is None or statement.type != "return_statement" or not statement.named_children:
         return False
     value = statement.named_children[0]
@@ -140,7 +142,8 @@ def returned_nothing(statement: ts.Node, scope: Scope | None) -> bool:
         name, owner = _text(value.children[0]), scope.implicit_owner(_text(value.children[0]), called=True)
     elif value.type == "attribute" and value.children[-1].type == "attribute_call" and value.children[-1].children:
         call = value.children[-1]
-        name, owner = _text(call.children[0]), chain_receivers(value, scope).get(call.id, UNKNOWN)
+        name = _text(call.children[0])
+        owner = owners(value, call) if owners is not None else chain_receivers(value, scope).get(call.id, UNKNOWN)
     else:
         return False
     if owner.startswith(PROJECT) and owner != ANY_PROJECT:
@@ -203,7 +206,8 @@ def mutated_enum(call: ts.Node, scope: Scope | None) -> bool:
 def variable_hides_method(name: str, receiver: str | None, scope: Scope | None) -> bool:
     """A bare call of an engine method (`translate(v)`) in a script whose chain declares a variable of that name
     (`var translate = false`): Godot 3 called the method, Godot 4 reads the variable and refuses the call."""
-    if scope is None or receiver is None or not is_engine(receiver) or name in scope.locals:
+    if scope is None or receiver is None or not is_engine(receiver) or name in scope.locals or \
+            not scope.context.defines(scope.root, name):
         return False
     owner = scope.implicit_owner(name)
     script = scope.context.scripts.get(owner[len(PROJECT):]) if owner.startswith(PROJECT) and owner != ANY_PROJECT \
@@ -486,7 +490,8 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
         cues.add("write past a wide setter", "syntax")
     if kind == "return_statement" and bare_typed_return(node) is not None:
         cues.add("return without a value", "syntax")
-    if kind == "return_statement" and returned_nothing(node, cues.scope):
+    if kind == "return_statement" and returned_nothing(node, cues.scope,
+                                                       lambda chain, member: cues.chain(chain)[0].get(member.id, UNKNOWN)):
         cues.add("return of a call returning nothing", "syntax")
     if kind == "attribute_call" and mutated_enum(node, cues.scope):
         cues.add("enum changed at run time", "syntax")

@@ -747,6 +747,8 @@ def _mutated_constants(children: list[ts.Node], script: Script) -> set[str]:
     name (`K[k] = v`, `K.a.b = v`, `K.append(v)`, `K[i].erase(x)`)."""
     names = {name for name, (kind, type_) in script.members.items() if kind == "const" and type_ in ("Array", "Dictionary")}
     found: set[str] = set()
+    if not names:
+        return found
     for function in children:
         if function.type not in ("function_definition", "constructor_definition") or \
                 not any(name.encode() in function.text for name in names - found):

@@ -506,7 +506,7 @@ class SyntaxRules:
             self.edit(node.end_point, node.end_point, f" {value}", "typed_return", self.rules.cite_page(
                 "static_typing#specify-the-return-type-of-a-function-with-the-arrow"), 0.85)
         indent = self.indent_of(node)
-        if indent is not None and returned_nothing(node, self.scope):
+        if indent is not None and returned_nothing(node, self.scope, self.chain_owner):
             cite = self.rules.cite_page("static_typing#specify-the-return-type-of-a-function-with-the-arrow")
             self.edit(node.start_point, node.named_children[0].start_point, "", "void_return", cite, 0.9)
             self.edit(node.end_point, node.end_point, f"\n{indent}return", "void_return", cite, 0.9)
