@@ -146,9 +146,8 @@ def returned_nothing(statement: ts.Node, scope: Scope | None, owners=None) -> bo
         owner = owners(value, call) if owners is not None else chain_receivers(value, scope).get(call.id, UNKNOWN)
     else:
         return False
-    if owner.startswith(PROJECT) and owner != ANY_PROJECT:
-        holder = scope.owner(owner, name, called=True)
-        script = scope.context.scripts.get(holder[len(PROJECT):]) if holder.startswith(PROJECT) else None
+    if owner.startswith(PROJECT):
+        script = scope.script_of(scope.owner(owner, name, called=True))
         return script is not None and script.members.get(name) == ("func", "void")
     return is_engine(owner) and scope.engine.returns_nothing(owner, name)
 
@@ -199,7 +198,7 @@ def mutated_enum(call: ts.Node, scope: Scope | None) -> bool:
         holder = scope.owner(scope.self_type(), name)
     else:
         holder = chain_receivers(chain, scope).get(parts[at - 1].id, UNKNOWN)
-    script = scope.context.scripts.get(holder[len(PROJECT):]) if holder.startswith(PROJECT) else None
+    script = scope.script_of(holder)
     return script is not None and script.members.get(name, ("",))[0] == "enum"
 
 
@@ -209,9 +208,7 @@ def variable_hides_method(name: str, receiver: str | None, scope: Scope | None) 
     if scope is None or receiver is None or not is_engine(receiver) or name in scope.locals or \
             not scope.context.defines(scope.root, name):
         return False
-    owner = scope.implicit_owner(name)
-    script = scope.context.scripts.get(owner[len(PROJECT):]) if owner.startswith(PROJECT) and owner != ANY_PROJECT \
-        else None
+    script = scope.script_of(scope.implicit_owner(name))
     return script is not None and script.members.get(name, ("",))[0] == "var"
 
 

@@ -762,23 +762,21 @@ def _mutated_constants(children: list[ts.Node], script: Script) -> set[str]:
 
 
 def _changes_container(node: ts.Node) -> bool:
-    """Whether a bare name heads an assignment's target below it (`K[k] = v`) or a mutating call (`K.append(v)`)."""
-    chain = node.parent
-    if chain is None or chain.type not in ("attribute", "subscript") or chain.children[0].id != node.id:
+    """Whether a bare name heads an assignment's target (`K[k] = v`, `K.a.b = v`) or a chain calling a mutating
+    method (`K.append(v)`, `K[i].erase(x)`)."""
+    links = [node.parent] if node.parent is not None and node.parent.type in ("attribute", "subscript") and \
+        node.parent.children[0].id == node.id else []
+    while links and links[-1].parent is not None and links[-1].parent.type in ("attribute", "subscript") and \
+            links[-1].parent.children[0].id == links[-1].id:
+        links.append(links[-1].parent)
+    if not links:
         return False
-    parts = [c for c in chain.children[1:] if c.type not in (".", "line_continuation", "comment")]
-    if chain.type == "attribute" and any(p.type == "attribute_call" and p.children and
-                                         _text(p.children[0]) in CONTAINER_MUTATORS for p in parts):
-        return True
-    top = chain
-    while top.parent is not None and top.parent.type in ("attribute", "subscript") and top.parent.children[0].id == top.id:
-        top = top.parent
-    statement = top.parent
+    statement = links[-1].parent
     if statement is not None and statement.type in ("assignment", "augmented_assignment") and \
-            statement.named_children[0].id == top.id:
+            statement.named_children[0].id == links[-1].id:
         return True
-    return top is not chain and top.type == "attribute" and any(
-        p.type == "attribute_call" and p.children and _text(p.children[0]) in CONTAINER_MUTATORS for p in top.children)
+    return any(p.type == "attribute_call" and p.children and _text(p.children[0]) in CONTAINER_MUTATORS
+               for link in links if link.type == "attribute" for p in link.children[1:])
 
 
 def _writes_or_reads(function: ts.Node, name: str, writes: bool) -> bool:

@@ -236,6 +236,10 @@ class Scope:
             return owner
         return self.engine.only_subclass(owner, member) or owner
 
+    def script_of(self, owner: str) -> Script | None:
+        """The project script a receiver names (`project:<scope>`); None for an engine class or any script."""
+        return self.context.scripts.get(owner[len(PROJECT):]) if owner.startswith(PROJECT) else None
+
     def member_type(self, type_: str, member: str) -> str:
         """The type of `value.member` (or of calling it)."""
         owner = self.owner(type_, member)
@@ -273,7 +277,7 @@ class Scope:
     def signal_clash(self, holder: str, name: str) -> bool:
         """Whether signal `name` of a value of `holder` shares its name with a function of the same script."""
         owner = self.owner(holder, name)
-        script = self.context.scripts.get(owner[len(PROJECT):]) if owner.startswith(PROJECT) else None
+        script = self.script_of(owner)
         return script is not None and name in script.signal_clashes
 
     def untyped_signal_clash(self, name: str) -> bool:
@@ -285,7 +289,7 @@ class Scope:
 
     def is_coroutine(self, owner: str, name: str) -> bool:
         """Whether `name` reached through `owner` (`project:<scope>`) is a project function that yields."""
-        script = self.context.scripts.get(owner[len(PROJECT):]) if owner.startswith(PROJECT) else None
+        script = self.script_of(owner)
         return script is not None and name in script.coroutines
 
     def implicit_owner(self, member: str, called: bool = False) -> str:

@@ -156,9 +156,19 @@ class GoneRules:
             self.edit(parts[0].end_point, value.end_point, "", edit_rule, cite, 0.85)
             return
         before, after = self.written_wrap(rule, value)
+        self._around(value, before, after, edit_rule, cite, after_equals)
+
+    def _around(self, value: ts.Node, before: str, after: str, rule: str, cite, after_equals=None) -> None:
+        """`before` and `after` around a value (see write_value for `after_equals`)."""
         self.edit(after_equals or value.start_point, value.start_point, (" " if after_equals else "") + before,
-                  edit_rule, cite, 0.85)
-        self.edit(value.end_point, value.end_point, after, edit_rule, cite, 0.85)
+                  rule, cite, 0.85)
+        self.edit(value.end_point, value.end_point, after, rule, cite, 0.85)
+
+    def wrap_read(self, node: ts.Node, before: str, after: str, rule: str, cite) -> None:
+        """`before` and `after` around a member read with its receiver (`(box.size / 2)`, `(box.get_size() / 2)`)."""
+        chain = node.parent if node.parent is not None and node.parent.type == "attribute" else node
+        self.edit(receiver_start(chain), receiver_start(chain), before, rule, cite, 0.85)
+        self.edit(node.end_point, node.end_point, after, rule, cite, 0.85)
 
     def value_rule(self, node: ts.Node, row) -> bool:
         """The value edits of a property Godot 4 keeps with another meaning under `row.new` (the name itself is
@@ -180,11 +190,9 @@ class GoneRules:
                              f"compute the Godot 3 value, then convert it as the row says", cite)
             return True
         if statement is None:  # a read: the Godot 3 value from the Godot 4 one
-            chain = node.parent if node.parent is not None and node.parent.type == "attribute" else node
             before, after = self.VALUE_WRAPS[rule][1] if rule in self.VALUE_WRAPS else \
                 ("(", f" == {rule.removeprefix('true_to:')})")
-            self.edit(receiver_start(chain), receiver_start(chain), before, edit_rule, cite, 0.85)
-            self.edit(node.end_point, node.end_point, after, edit_rule, cite, 0.85)
+            self.wrap_read(node, before, after, edit_rule, cite)
             return True
         value = statement.children[-1]
         literal = text_of(value)
@@ -205,15 +213,8 @@ class GoneRules:
         else:
             self.write_value(rule, value, edit_rule, cite, statement.children[1].end_point)
             return True
-        self._wrap_written(statement, before, after, edit_rule, cite)
+        self._around(value, before, after, edit_rule, cite, statement.children[1].end_point)
         return True
-
-    def _wrap_written(self, statement: ts.Node, before: str, after: str, rule: str, cite) -> None:
-        """`before` and `after` around an assignment's value; `before` replaces the space after `=` (see
-        write_value)."""
-        equals, value = statement.children[1], statement.children[-1]
-        self.edit(equals.end_point, value.start_point, " " + before, rule, cite, 0.85)
-        self.edit(value.end_point, value.end_point, after, rule, cite, 0.85)
 
     def _false_to(self, node: ts.Node, row, when_false: str) -> bool:
         """`sc.scroll_vertical_enabled = on` -> `sc.vertical_scroll_mode = 1 if (on) else 0` (1: Godot 4's default,
@@ -230,15 +231,14 @@ class GoneRules:
                              f"mode for true by hand", cite)
             return True
         if statement is None:
-            chain = node.parent if node.parent is not None and node.parent.type == "attribute" else node
-            self.edit(receiver_start(chain), receiver_start(chain), "(", edit_rule, cite, 0.85)
-            self.edit(node.end_point, node.end_point, f" != {when_false})", edit_rule, cite, 0.85)
+            self.wrap_read(node, "(", f" != {when_false})", edit_rule, cite)
             return True
         value = statement.children[-1]
         if text_of(value) in ("true", "false"):
             self.replace(value, when_true if text_of(value) == "true" else when_false, edit_rule, cite, 0.85)
             return True
-        self._wrap_written(statement, f"{when_true} if (", f") else {when_false}", edit_rule, cite)
+        self._around(statement.children[-1], f"{when_true} if (", f") else {when_false}", edit_rule, cite,
+                     statement.children[1].end_point)
         return True
 
     def _accessor(self, node: ts.Node, name: str, receiver: str, owner3: str) -> bool:

@@ -352,10 +352,7 @@ class NameRules:
         if found[2] == 0:  # a setter writes
             self.write_value(row.rule, args[0], "property_" + row.rule, row.cite())
             return True
-        before, after = self.VALUE_WRAPS[row.rule][1]  # a getter reads
-        chain = call.parent if call.parent is not None and call.parent.type == "attribute" else call
-        self.edit(receiver_start(chain), receiver_start(chain), before, "property_" + row.rule, row.cite(), 0.85)
-        self.edit(call.end_point, call.end_point, after, "property_" + row.rule, row.cite(), 0.85)
+        self.wrap_read(call, *self.VALUE_WRAPS[row.rule][1], "property_" + row.rule, row.cite())  # a getter reads
         return True
 
     def _member(self, node: ts.Node, kind: str, name: str, owner: str) -> None:
