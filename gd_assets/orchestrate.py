@@ -107,10 +107,11 @@ def materialize(selection: Sequence, *, partition_key: str | None = None, fragme
                                                  "dagster/asset_partition_range_end": last}} for first, last in blocks]
     results = []
     for run in runs:
-        result = dg.materialize(
-            assets=list(graph or project_assets), selection=list(selection), partition_key=run["partition_key"],
-            instance=inst, resources=resources or dict(project_resources), run_config=config,
-            tags={**run_tags(), **run["tags"]}, raise_on_error=False)
+        with store.sole_writer():   # an in-process run: this process writes the store
+            result = dg.materialize(
+                assets=list(graph or project_assets), selection=list(selection), partition_key=run["partition_key"],
+                instance=inst, resources=resources or dict(project_resources), run_config=config,
+                tags={**run_tags(), **run["tags"]}, raise_on_error=False)
         results.append(result)
         if not result.success:
             if raise_on_error:

@@ -363,6 +363,17 @@ def _write(write: Callable[[duckdb.DuckDBPyConnection], int | None]) -> int | No
 
 
 @contextmanager
+def sole_writer() -> Iterator[None]:
+    """For a run of this process that is the store's only writer: the store file stays attached
+    between its transactions (`duck.lingering`) rather than being checkpointed after each one."""
+    if backend() == "ducklake":
+        yield
+        return
+    with duck.lingering(db_path()):
+        yield
+
+
+@contextmanager
 def session() -> Iterator[None]:
     """Store calls inside share one connection: for reads and writes that follow one another, never
     around long work (the connection holds the file's lock against other processes)."""

@@ -96,3 +96,43 @@ def test_connections_to_a_file_share_it_and_the_last_to_close_releases_it(tmp_pa
     opened = subprocess.run([sys.executable, "-c", f"import duckdb; print(duckdb.connect({str(path)!r})"
                              ".execute('SELECT sum(n) FROM t').fetchone()[0])"], capture_output=True, text=True)
     assert opened.stdout.strip() == "3", opened.stderr
+
+
+def _raw_open(path, sql: str = "SELECT sum(n) FROM t") -> subprocess.CompletedProcess:
+    """Another process opening `path` once, without waiting for its lock."""
+    return subprocess.run([sys.executable, "-c", f"import duckdb; print(duckdb.connect({str(path)!r})"
+                           f".execute({sql!r}).fetchone()[0])"], capture_output=True, text=True, timeout=120)
+
+
+def test_a_sole_writer_keeps_its_file_attached_and_lets_a_waiting_process_in(tmp_path):
+    """Inside `lingering` the file stays attached between connections (no checkpoint per transaction),
+    yet another process that waits for it gets in before the scope ends and sees every committed row;
+    the writer's next transaction then waits its turn, and nothing is lost."""
+    path = tmp_path / "store.duckdb"
+    with duck.lingering(path):
+        with duck.connect(path) as con:
+            con.execute("CREATE TABLE t (n INTEGER)")
+            con.execute("INSERT INTO t VALUES (1)")
+        refused = _raw_open(path)   # still attached: a plain open fails on the lock
+        assert refused.returncode != 0 and "lock" in refused.stderr.lower(), refused.stdout
+        waiter = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from gd_assets.core import duck\n"
+             "with duck.connect(sys.argv[1]) as con:\n"
+             "    con.execute('INSERT INTO t VALUES (10)')\n"
+             "    print(con.execute('SELECT sum(n) FROM t').fetchone()[0])", str(path)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        written = 1
+        while waiter.poll() is None and written < 20_000:   # this process goes on writing; the waiter gets in between
+            with duck.connect(path) as con:
+                con.execute("INSERT INTO t VALUES (1)")
+            written += 1
+        out, err = waiter.communicate(timeout=120)
+        assert waiter.returncode == 0, err
+        assert int(out) >= 11   # it saw the rows committed before it
+        with duck.connect(path) as con:
+            con.execute("INSERT INTO t VALUES (1)")
+        written += 1
+        assert not duck._wanted(str(path.resolve())).exists()
+    opened = _raw_open(path)   # the scope ended: detached, checkpointed, the lock released
+    assert opened.returncode == 0, opened.stderr
+    assert int(opened.stdout) == written + 10
