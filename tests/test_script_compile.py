@@ -1275,3 +1275,71 @@ def test_a_renamed_member_beside_a_local_of_its_new_name_is_read_through_self(ru
               '\t\tdraw_line(Vector2(i, 0), Vector2(i, rect_size.y), Color.white)\n\tprint(rect_position)\n')
     new, _, _, _ = migrate(rules, {**GODOT3, "g.gd": script}, "g.gd")
     assert "Vector2(i, self.size.y), Color.WHITE)\n\tprint(position)\n" in new
+
+
+def test_overrides_of_godot_3_virtuals_take_godot_4_s_names_and_parameters(rules):
+    """A Godot 3 script overriding `get_drag_data`, `handles` or `parse_property` compiles in Godot 4 and is never
+    called: Godot 4 calls `_get_drag_data`, `_handles`, `_parse_property`. The definitions are renamed with the
+    calls reaching them (a subclass's `.can_drop_data()` too), the parameters Godot 4 adds are taken (it refuses
+    `_parse_property` with six: "The function signature doesn't match the parent", checked in 4.6.3), and a
+    return type Godot 4's differs from is dropped (`-> bool` where `_forward_3d_gui_input` returns int)."""
+    files = {**GODOT3,
+             "slot.gd": ('extends Panel\nclass_name Slot\n\nfunc get_drag_data(position):\n\treturn 1\n\n'
+                         'func can_drop_data(position, data):\n\treturn data != null\n'),
+             "special.gd": ('extends Slot\n\nfunc can_drop_data(position, data):\n'
+                            '\treturn .can_drop_data(position, data) and data is String\n'),
+             "inspector.gd": ('tool\nextends EditorInspectorPlugin\n\nfunc can_handle(object):\n\treturn true\n\n'
+                              'func parse_property(object, type, path, hint, hint_text, usage):\n\treturn false\n'),
+             "plugin.gd": ('tool\nextends EditorPlugin\n\nfunc forward_spatial_gui_input(camera: Camera, event) -> bool:\n'
+                           '\treturn false\n\nfunc get_plugin_name() -> String:\n\treturn "P"\n\nfunc helper():\n'
+                           '\treturn get_plugin_name()\n')}
+    slot, edits, _, judged = migrate(rules, files, "slot.gd")
+    assert "func _get_drag_data(position):" in slot and "func _can_drop_data(position, data):" in slot
+    assert judged["get_drag_data"].migration_needed and "Godot 4 calls `Control._get_drag_data()`" in \
+        judged["get_drag_data"].rationale
+    assert {e.evidence["id"] for e in edits} == {"docs:4:Control.method._get_drag_data",
+                                                 "docs:4:Control.method._can_drop_data"}
+    special, _, _, _ = migrate(rules, files, "special.gd")
+    assert "func _can_drop_data(position, data):\n\treturn super._can_drop_data(position, data) and" in special
+    inspector, _, _, _ = migrate(rules, files, "inspector.gd")
+    assert "func _parse_property(object, type, path, hint, hint_text, usage, _wide):" in inspector
+    plugin, _, _, _ = migrate(rules, files, "plugin.gd")
+    assert "func _forward_3d_gui_input(camera: Camera3D, event):" in plugin
+    assert 'func _get_plugin_name() -> String:\n\treturn "P"\n\nfunc helper():\n\treturn _get_plugin_name()' in plugin
+
+
+def test_a_godot_3_virtual_whose_parameters_changed_or_that_godot_4_dropped_is_a_manual_item(rules):
+    """`get_option_visibility(option, options)` is Godot 4's `_get_option_visibility(path, option_name, options)`:
+    renaming it alone would not compile, so it stays with a manual item; `_get_configuration_warning` has no
+    Godot 4 virtual (`_get_configuration_warnings` returns a PackedStringArray). A Godot 4 project's methods of
+    those names are its own."""
+    files = {**GODOT3,
+             "importer.gd": ('tool\nextends EditorImportPlugin\n\nfunc get_option_visibility(option, options):\n'
+                             '\treturn true\n'),
+             "warned.gd": 'tool\nextends Node2D\n\nfunc _get_configuration_warning():\n\treturn ""\n'}
+    importer, edits, manual, judged = migrate(rules, files, "importer.gd")
+    assert "func get_option_visibility(option, options):" in importer and {e.rule for e in edits} == {"tool"}
+    [item] = manual
+    assert item.kind == "virtual_renamed" and "_get_option_visibility" in item.why
+    assert judged["get_option_visibility"].migration_needed
+    _, _, manual, judged = migrate(rules, files, "warned.gd")
+    assert judged["_get_configuration_warning"].migration_needed
+    assert any("_get_configuration_warnings" in m.why for m in manual)
+    godot4 = {"project.godot": "config_version=5\n", "slot.gd": "extends Panel\n\nfunc get_drag_data(p):\n\treturn 1\n"}
+    kept, edits, _, judged = migrate(rules, godot4, "slot.gd")
+    assert kept == godot4["slot.gd"] and not judged["get_drag_data"].migration_needed
+
+
+def test_platform_names_a_script_tests_take_godot_4_s_names(rules):
+    """`OS.has_feature("HTML5")` and `OS.get_name() == "X11"` are never true in Godot 4 (checked in 4.6.3 on Linux:
+    `X11` false, `linuxbsd` true, get_name() "Linux"): the tags and names become Godot 4's, as `match` patterns
+    too; a platform Godot 4 has no export for is a manual item; `$Label.get_name()` is no platform."""
+    script = ('extends Node\n\nfunc f():\n\tif OS.get_name() == "HTML5" or OS.has_feature(\'X11\'):\n\t\tpass\n'
+              '\tmatch OS.get_name():\n\t\t"OSX", "Windows":\n\t\t\tpass\n\tif OS.has_feature("UWP"):\n\t\tpass\n'
+              '\treturn $Label.get_name() == "X11"\n')
+    new, edits, manual, judged = migrate(rules, {**GODOT3, "p.gd": script}, "p.gd")
+    assert 'if OS.get_name() == "Web" or OS.has_feature(\'linuxbsd\'):' in new
+    assert '\t\t"macOS", "Windows":\n' in new and 'return $Label.get_name() == "X11"' in new
+    assert {e.rule for e in edits} == {"platform_name"} and len(edits) == 3
+    assert [m.kind for m in manual] == ["platform_name"] and "UWP" in manual[0].what
+    assert judged["f"].migration_needed and "never true in Godot 4" in judged["f"].rationale

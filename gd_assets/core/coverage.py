@@ -22,7 +22,7 @@ KINDS = ("class", "method", "property", "signal", "constant", "global_function",
          "project_setting")
 ANSWERS = ("rename", "moved", "call_shape", "behaviour", "manual", "none")
 # Rules that rename the name itself; those that move it to another class; the rest rewrite the call.
-RENAME_RULES = {"member_rename", "method_rename", "global_rename", "class_rename", "color_rename",
+RENAME_RULES = {"member_rename", "method_rename", "virtual_renamed", "global_rename", "class_rename", "color_rename",
                 "builtin_type_rename", "signal_rename", "property_rename", "setting_rename", "tween_property"}
 MOVED_RULES = {"member_moved", "inherited_constant"}
 # Rules that rewrite a call around a name without answering for the name itself.
@@ -118,9 +118,14 @@ def _args(signature: str) -> str:
     return ", ".join(values)
 
 
-def probe_files(gone: GoneName, singletons: set[str]) -> tuple[dict[str, str], str, int]:
-    """A Godot 3 project using `gone` once: its files, the file and the line (1-based) of the use."""
+def probe_files(gone: GoneName, singletons: set[str], virtual: bool = False) -> tuple[dict[str, str], str, int]:
+    """A Godot 3 project using `gone` once: its files, the file and the line (1-based) of the use. A virtual
+    method is used as a script uses one: overridden by a script of its class."""
     project = {"project.godot": "config_version=4\n"}
+    if virtual:
+        params = ", ".join(p.split(":")[0].strip() for p in split_args(re.search(r"\((.*)\)", gone.signature).group(1)))
+        project["probe.gd"] = f"extends {gone.cls}\n\nfunc {gone.name}({params}):\n\tpass\n"
+        return project, "probe.gd", 3
     if gone.kind == "project_setting":
         section, _, key = gone.name.partition("/")
         project["project.godot"] += f"\n[{section}]\n\n{key}=null\n"
@@ -176,7 +181,8 @@ def classify(gone: GoneName, edits: list, manual: list, line: int, flagged: bool
 
 def probe(gone: GoneName, rules, singletons: set[str], judge=None) -> Answer:
     """The pipeline's answer to one use of `gone` (see `classify`)."""
-    files, path, line = probe_files(gone, singletons)
+    virtual = gone.kind == "method" and ("3", gone.cls, gone.name) in rules.surface.virtuals
+    files, path, line = probe_files(gone, singletons, virtual)
     kinds = {"project.godot": "project"}
     done = migrate_files("coverage", [{"path": p, "kind": kinds.get(p, "gdscript"), "text": t}
                                       for p, t in files.items()], rules, judge)

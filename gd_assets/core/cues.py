@@ -15,7 +15,15 @@ from dataclasses import dataclass
 
 import tree_sitter as ts
 
-from gd_assets.core.overrides import overridden_anywhere, override_of, shadow_of
+from gd_assets.core.overrides import (
+    Override,
+    gone_virtual,
+    overridden_anywhere,
+    override_of,
+    shadow_of,
+    unfit_virtual,
+)
+from gd_assets.core.platforms import platform_tests
 from gd_assets.core.project_context import function_locals, res_file, stored_name, unfolded_constant
 from gd_assets.core.receivers import (
     ANY_PROJECT,
@@ -521,7 +529,11 @@ def _node_cues(node: ts.Node, cues: _Cues) -> None:
             cues.add(_text(name), "function")
             found = override_of(cues.scope, cues.scope.self_type(), _text(name)) if cues.scope is not None else None
             if found is not None:
-                cues.add(found.name, "native_override", found.native)
+                cues.add(found.name, *_override_source(found))
+            elif (unfit := unfit_virtual(cues.scope, _text(name))) is not None:
+                cues.add(_text(name), "virtual_renamed", unfit.owner3)
+            elif (gone := gone_virtual(cues.scope, _text(name))) is not None:
+                cues.add(_text(name), "virtual_gone", gone)
             _parent_callback_cue(_text(name), cues)
             if narrowed_event(node) is not None:
                 cues.add("narrowed input callback", "syntax")
@@ -823,10 +835,13 @@ def _override_cue(name: str, receiver: str | None, cues: _Cues) -> None:
     if found is None and receiver in (UNKNOWN, ANY_PROJECT):
         found = overridden_anywhere(cues.scope, name)
         receiver = UNKNOWN if found is not None else receiver
-    elif found is not None:
-        receiver = found.native
     if found is not None:
-        cues.add(found.name, "native_override", receiver)
+        cues.add(found.name, *(("native_override", receiver) if receiver == UNKNOWN else _override_source(found)))
+
+
+def _override_source(found: Override) -> tuple[str, str]:
+    """The cue source and receiver of a project method Godot 4 renames: a native override, or a Godot 3 virtual."""
+    return ("virtual_renamed", found.virtual_of) if found.virtual_of else ("native_override", found.native)
 
 
 def _coroutine_cue(call: ts.Node, name: str, receiver: str | None, cues: _Cues) -> None:
@@ -844,7 +859,7 @@ def _connection_override_cue(attrs: dict, cues: _Cues) -> None:
     if found is None and script and method:
         found = override_of(scope, scope.owner(PROJECT + script, method), method)
     if found is not None:
-        cues.add(found.name, "native_override", found.native)
+        cues.add(found.name, *_override_source(found))
     origin, signal = attrs.get("from", "").strip('"'), attrs.get("signal", "").strip('"')
     emitter = scope.context.scene_scripts.get((scope.path, origin)) if scope is not None and origin else None
     if emitter and signal and scope.signal_clash(PROJECT + emitter, signal):
@@ -904,6 +919,9 @@ def _attribute_cues(node: ts.Node, cues: _Cues) -> None:
             cues.add("." + name, "call", receiver)
             _override_cue(name, receiver, cues)
             _coroutine_cue(node if child is node.children[-1] else child, name, receiver, cues)
+            if receiver == "OS" and cues.scope is not None and cues.scope.engine_version() != "4":
+                for test in platform_tests(child, name, receiver):   # `OS.has_feature("HTML5")`: false in Godot 4
+                    cues.add(f'{test.method}("{test.old}")', "platform_name", "OS")
             cues.add(_call_shape(name, child.child_by_field_name("arguments")), "call_shape", receiver)
             if cues.scope is not None:
                 _named_member_cues(name, child.child_by_field_name("arguments"), read_on.get(child.id, UNKNOWN), cues)

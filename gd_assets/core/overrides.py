@@ -24,17 +24,22 @@ SIGNAL_SUFFIX = "_signal"  # a signal named like a function of its script: `erro
 @dataclass(frozen=True)
 class Override:
     """A project method `name` Godot 4's `native` (an engine class of its chain) already has; or a member named
-    after Godot 4's class `native`, or after its `member` (`property` or `signal`) of the same name."""
+    after Godot 4's class `native`, or after its `member` (`property` or `signal`) of the same name; or, with
+    `virtual_of` (the Godot 3 class), a method overriding a Godot 3 virtual that Godot 4's `native` calls `new`
+    (taking the parameters `added` after the others)."""
 
     name: str
     new: str
     native: str
     member: str = ""
+    virtual_of: str = ""
+    added: tuple[str, ...] = ()
 
 
 def native_overrides(context: ProjectContext, engine) -> dict[str, dict[str, Override]]:
     """Script scope -> {method name: Override} for every non-virtual method a project script declares
-    that its Godot 4 engine class chain already has (kept on the context: computed once)."""
+    that its Godot 4 engine class chain already has, and, in a Godot 3 project, every method overriding
+    a Godot 3 virtual that Godot 4 calls by another name (kept on the context: computed once)."""
     cached = context.__dict__.get("_native_overrides")
     if cached is not None:
         return cached
@@ -42,20 +47,49 @@ def native_overrides(context: ProjectContext, engine) -> dict[str, dict[str, Ove
     if engine is not None:
         for scope_name, script in context.scripts.items():
             names = [n for n, (kind, _) in script.members.items() if kind == "func" and not n.startswith("_")]
-            if not names or script.root in context.native_overrides_allowed or \
-                    context.warnings_silent(scope_name.split("::", 1)[0]):
-                # Godot 4 reports no GDScript warning under `addons/` by default: Godot 4 code there that loads
-                # overrides alike (a Godot 3 addon is renamed still: an override whose signature differs fails)
+            path = scope_name.split("::", 1)[0]
+            virtuals = context.engine_version(path) != "4"
+            # Godot 4 reports no GDScript warning under `addons/` by default: Godot 4 code there that loads
+            # overrides alike (a Godot 3 addon is renamed still: an override whose signature differs fails)
+            natives = script.root not in context.native_overrides_allowed and not context.warnings_silent(path)
+            if not names or not (virtuals or natives):
                 continue
             cls = Scope(context, scope_name, engine).engine_class_of(PROJECT + scope_name)
             cls4 = cls if cls and engine.has_class("4", cls) else engine.class_renames.get(cls or "", "")
-            setters = _accessors4(engine, cls4) if cls4 else {}
+            setters = _accessors4(engine, cls4) if cls4 and natives else {}
             for name in names:
-                native = (engine.owner_of("4", cls4, name, ("method",)) or setters.get(name)) if cls4 else None
+                virtual = engine.virtual_renamed(cls, name) if virtuals and cls else None
+                if virtual is not None:
+                    if virtual.fits and virtual.new not in script.members:
+                        found.setdefault(scope_name, {})[name] = Override(
+                            name, virtual.new, virtual.owner4, virtual_of=virtual.owner3, added=virtual.added)
+                    continue
+                native = (engine.owner_of("4", cls4, name, ("method",)) or setters.get(name)) if cls4 and natives \
+                    else None
                 if native and name + SUFFIX not in script.members:
                     found.setdefault(scope_name, {})[name] = Override(name, name + SUFFIX, native)
     context.__dict__["_native_overrides"] = found
     return found
+
+
+def gone_virtual(scope: Scope | None, name: str) -> str | None:
+    """The Godot 3 class of the virtual a method of this script overrides where Godot 4 dropped the virtual
+    (`_get_configuration_warning`, MainLoop's `_idle`), in a Godot 3 project; Godot 4 never calls the method."""
+    if scope is None or scope.engine is None or scope.context.engine_version(scope.path) == "4":
+        return None
+    cls = scope.engine_class_of(scope.self_type())
+    return scope.engine.virtual_gone(cls, name) if cls else None
+
+
+def unfit_virtual(scope: Scope | None, name: str):
+    """The VirtualRename of a method of this script overriding a Godot 3 virtual whose Godot 4 counterpart takes
+    other parameters (`EditorImportPlugin.get_option_visibility(option, options)` -> `_get_option_visibility(path,
+    option_name, options)`): left as it is, with a manual item, in a Godot 3 project."""
+    if scope is None or scope.engine is None or scope.context.engine_version(scope.path) == "4":
+        return None
+    cls = scope.engine_class_of(scope.self_type())
+    found = scope.engine.virtual_renamed(cls, name) if cls else None
+    return found if found is not None and not found.fits else None
 
 
 def _accessors4(engine, cls4: str) -> dict[str, str]:
@@ -79,7 +113,7 @@ def overridden_anywhere(scope: Scope | None, name: str) -> Override | None:
     if scope is None:
         return None
     found = next((by_name[name] for by_name in native_overrides(scope.context, scope.engine).values()
-                  if name in by_name), None)
+                  if name in by_name and not by_name[name].virtual_of), None)
     if found is None or found.native == "Object" or len(scope.engine.member_classes("4", "method", name)) > 3:
         return None
     return found

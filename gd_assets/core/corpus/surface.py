@@ -45,6 +45,19 @@ def callable_pair(row: str, old: str, new: str) -> CallablePair | None:
     return None
 
 
+@dataclass(frozen=True)
+class VirtualRename:
+    """A Godot 3 virtual method Godot 4 calls by another name (`Control.get_drag_data` -> `_get_drag_data`):
+    Godot 4 never calls a script's method of the old name. `added` are the parameters Godot 4 passes after
+    Godot 3's (a script's method must take them all); `fits` is False where Godot 4 changed the others."""
+
+    owner3: str
+    owner4: str
+    new: str
+    added: tuple[str, ...]
+    fits: bool
+
+
 @dataclass
 class Surface:
     classes: dict[str, set[str]] = field(default_factory=lambda: {"3": set(), "4": set()})
@@ -55,6 +68,8 @@ class Surface:
     class_arity: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)  # (v, class, method)
     static: set[tuple[str, str, str]] = field(default_factory=set)  # (version, class, method) of static methods
     void: set[tuple[str, str, str]] = field(default_factory=set)  # (version, class, method) of methods returning nothing
+    # (version, class, method) of a virtual method -> its parameters, (name, type) each, and its return type
+    virtuals: dict[tuple[str, str, str], tuple[tuple[tuple[str, str], ...], str]] = field(default_factory=dict)
     class_renames: dict[str, str] = field(default_factory=dict)
     renames: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))  # category -> old -> new
     class_members: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
@@ -104,6 +119,36 @@ class Surface:
         owner4 = self.owner_of("4", cls4, new, ("method",)) if cls4 and new else None
         return owner3 is not None and owner4 is not None and ("3", owner3, name) in self.void and \
             ("4", owner4, new) in self.void
+
+    def virtual_renamed(self, cls3: str, name: str) -> VirtualRename | None:
+        """How Godot 4 calls the virtual method `name` a script of the Godot 3 class `cls3` overrides, where it
+        calls it by another name: `_` before it (`EditorPlugin.handles` -> `_handles`), `spatial` said `3d`
+        (`forward_spatial_gui_input` -> `_forward_3d_gui_input`), or the rename map's name for it."""
+        if name.startswith("_"):
+            return None
+        owner3 = self.owner_of("3", cls3, name, ("method",))
+        if owner3 is None or ("3", owner3, name) not in self.virtuals:
+            return None
+        cls4 = self.class4(cls3) or ""
+        if self.owner_of("4", cls4, name, ("method",)) in {c for v, c, n in self.virtuals if v == "4" and n == name}:
+            return None   # still a virtual of that name
+        for new in ("_" + name, "_" + name.replace("spatial", "3d"), self.renames.get("method", {}).get(name, "")):
+            owner4 = self.owner_of("4", cls4, new, ("method",)) if new.startswith("_") else None
+            if owner4 is not None and ("4", owner4, new) in self.virtuals:
+                old, now = self.virtuals["3", owner3, name][0], self.virtuals["4", owner4, new][0]
+                fits = len(now) >= len(old) and all(_same_type(a, b) or self.class4(a) == b
+                                                    for (_, a), (_, b) in zip(old, now))
+                return VirtualRename(owner3, owner4, new, tuple(n for n, _ in now[len(old):]) if fits else (), fits)
+        return None
+
+    def virtual_gone(self, cls3: str, name: str) -> str | None:
+        """The Godot 3 class whose virtual method `name` a script of `cls3` overrides, where Godot 4 has no virtual
+        of that name nor one it renamed it to (`Node._get_configuration_warning`): Godot 4 never calls it."""
+        owner3 = self.owner_of("3", cls3, name, ("method",))
+        if owner3 is None or ("3", owner3, name) not in self.virtuals or self.virtual_renamed(cls3, name) is not None:
+            return None
+        owner4 = self.owner_of("4", self.class4(cls3) or "", name, ("method",))
+        return owner3 if owner4 is None else None
 
     def in_descendant(self, version: str, cls: str, name: str) -> bool:
         """Whether some class deriving from `cls` documents member `name` in `version`."""
@@ -290,6 +335,37 @@ def split_args(args: str) -> list[str]:
     return [p for p in parts if p.strip()]
 
 
+_NUMBERS = {"int", "float", "real"}
+
+
+def _same_type(old: str, new: str) -> bool:
+    """Whether a Godot 3 parameter means what the Godot 4 one does: the same type (Pool arrays renamed, arrays
+    typed, String for StringName, Vector2 for Vector2i, an Object Godot 4 types), a number and an enum or bitfield
+    (`int` -> `PropertyHint`), or either untyped (Variant). A script's parameters are mostly untyped."""
+    new = re.sub(r"^(Array|Dictionary)\[.*\]$|^\w+\[\]$", lambda m: m.group(1) or "Array", new)  # typed arrays
+    if "Variant" in (old, new) or old == new or {old, new} == {"String", "StringName"} or new == old + "i":
+        return True   # untyped, the same, a String for a StringName, a Vector2 for a Vector2i
+    if old == "Object" and new[:1].isupper():
+        return True   # Godot 4 names the class it passes
+    if _enum_like(old) and _enum_like(new):
+        return True
+    return new in (old.replace("Pool", "Packed"), old.replace("Spatial", "Node3D"), old.replace("real", "float"))
+
+
+def _enum_like(type_: str) -> bool:
+    """A number, or an enum or bitfield type (`Variant.Type`, `BitField[...]`, `PropertyHint`)."""
+    return type_ in _NUMBERS or "." in type_ or type_.startswith("BitField") or \
+        (type_[:1].isupper() and type_.endswith(("Flags", "Mode", "Type", "Hint")))
+
+
+def _parameters(signature: str) -> tuple[tuple[str, str], ...]:
+    """A signature's parameters as (name, type): `(a: int, b: String = "")` -> (("a", "int"), ("b", "String"))."""
+    match = _PARAMS.search(signature or "")
+    inner = match.group(1).strip() if match else ""
+    return tuple((p.split(":")[0].strip(), p.split(":", 1)[1].split("=")[0].strip() if ":" in p else "Variant")
+                 for p in split_args(inner)) if inner else ()
+
+
 def _arity(signature: str) -> tuple[int, int] | None:
     match = _PARAMS.search(signature or "")
     if match is None:
@@ -390,6 +466,9 @@ def _read_surface(corpus_db: str, _state: tuple[int, int, int]) -> Surface:
                     surface.static.add((ver, cls, name))
                 if (signature or "").startswith("void "):
                     surface.void.add((ver, cls, name))
+                if re.search(r"\)[^(]*\bvirtual\b", signature or ""):
+                    returns = _METHOD_RETURN.match(signature)
+                    surface.virtuals[(ver, cls, name)] = (_parameters(signature), returns.group(1) if returns else "")
     surface.members = {k: dict(v) for k, v in members.items()}
     surface.theme_items = dict(surface.theme_items)
     surface.ambiguous_renames = dict(ambiguous)

@@ -23,15 +23,16 @@ from gd_assets.core.corpus.surface import Surface, load_surface, split_args
 from gd_assets.core.cues import VARIANT_RESULTS, WHOLE_RENAMED
 from gd_assets.core.judges import JudgeIdentity, register
 from gd_assets.core.judges.base import JudgeInput, Judgement
+from gd_assets.core.platforms import FEATURE_TAGS, GONE, OS_NAMES
 from gd_assets.core.shading import SCREEN_TEXTURES
 
-RULES_VERSION = "evidence-rules-7"  # 2: receivers and project context; 3: members Godot 4 classes took;
+RULES_VERSION = "evidence-rules-8"  # 2: receivers and project context; 3: members Godot 4 classes took;
 # 4: scene properties per class, resource ids, input maps, project settings and shader textures; 5: what
 # Godot 4's compiler rejects (call shapes, results that changed type, builtin types by their Godot 4 names);
 # 6: the receiver read further in the references (a getter's type, the one subclass with the member), why a
 # member is gone where Godot 4 keeps the name, raw strings, a Godot 4 addon's silenced warnings; 7: container
 # constants the script changes, constants Godot 4 does not fold, engine methods called by the name of a script
-# variable, the return of a call returning nothing
+# variable, the return of a call returning nothing; 8: overrides of Godot 3 virtuals Godot 4 renamed or dropped, platform names Godot 4 renamed
 
 # GDScript 1 (Godot 3) syntax that Godot 4 rejects, and GDScript 2 syntax Godot 3 rejects.
 GD3_SYNTAX = {
@@ -281,6 +282,13 @@ class EvidenceJudge:
         if source == "native_class_shadow":
             return [Marker("3", text, f"the project's `{text}` is named after Godot 4's class `{text}` (it shadows a "
                                       "native class there, a parse error): renamed project-wide", 0.9)]
+        if source == "virtual_renamed":
+            return [self._virtual_marker(text, receiver)]
+        if source == "virtual_gone":
+            return [Marker("3", text, f"`{text}()` overrides Godot 3's virtual `{receiver}.{text}`, which Godot 4 no "
+                                      "longer has: Godot 4 never calls it (by hand)", 0.85)]
+        if source == "platform_name":
+            return [platform_marker(text)]
         if source == "native_override":
             if receiver == "?":  # a call whose receiver is unknown, of a name a project script renames
                 return [Marker("3", text, f"`{text}()` may reach a project method Godot 4 renames (it overrides a "
@@ -677,6 +685,16 @@ class EvidenceJudge:
             return [Marker("4", name, f"`{shape}`: the Godot 4 call shape of `{o4}.{name}`", 0.75)]
         return []
 
+    def _virtual_marker(self, name: str, cls3: str) -> Marker:
+        """A project method overriding Godot 3's virtual `cls3.name`, which Godot 4 calls by another name."""
+        found = self.surface.virtual_renamed(cls3, name)
+        new = f"`{found.owner4}.{found.new}()`" if found is not None else "a virtual of another name"
+        if found is not None and not found.fits:
+            return Marker("3", name, f"`{name}()` overrides Godot 3's virtual `{cls3}.{name}`: Godot 4 calls {new} "
+                                     "instead, with other parameters, and never this one (by hand)", 0.85)
+        return Marker("3", name, f"`{name}()` overrides Godot 3's virtual `{cls3}.{name}`: Godot 4 calls {new} "
+                                 "instead and never this one: renamed project-wide", 0.9)
+
     def _scene_markers(self, item: JudgeInput) -> list[Marker]:
         out = []
         # Godot 4 loads a Godot 3 text-format file as it is and re-saves it in its own format: in a
@@ -691,6 +709,8 @@ class EvidenceJudge:
             if cue.source == "native_override":
                 out.append(Marker("3", text, f"the connection calls the project's `{text}()`, which overrides Godot 4's "
                                              f"native `{cue.receiver}.{text}` (a compile error there): renamed", 0.9))
+            elif cue.source == "virtual_renamed":
+                out.append(self._virtual_marker(text, cue.receiver))
             elif cue.source == "signal_clash":
                 out.append(Marker("3", text, f"the connection's signal `{text}` is renamed with its script (a function "
                                              "there has its name, which Godot 4 refuses)", 0.9))
@@ -930,3 +950,15 @@ def _rationale(gd3: Sequence[Marker], gd4: Sequence[Marker], item: JudgeInput, e
     elif gd3:
         parts.append("No migration row was among the candidates; the finding comes from the class reference.")
     return " ".join(parts)
+
+
+def platform_marker(test: str) -> Marker:
+    """`has_feature("HTML5")` or `get_name("X11")` (a comparison of OS.get_name() with it): Godot 4 never says so."""
+    method, _, rest = test.partition("(")
+    old = rest.strip('")')
+    new = (FEATURE_TAGS if method == "has_feature" else OS_NAMES).get(old)
+    what = f'`OS.has_feature("{old}")`' if method == "has_feature" else f'`OS.get_name()` tested against "{old}"'
+    if new is None:
+        return Marker("3", test, f"{what}: never true in Godot 4 ({GONE[old]})", 0.8)
+    return Marker("3", test, f'{what}: never true in Godot 4, which names that platform "{new}" '
+                             "(the script would silently take the other branch)", 0.85)

@@ -14,12 +14,13 @@ from gd_assets.core.rewrite.rules import RewriteRules, load_rules
 from gd_assets.core.rewrite.shaders import rewrite_shader
 from gd_assets.core.slicing import parse_gdscript
 
-REWRITE_VERSION = "rewrite-5"  # 2: scenes, resources, shaders and project.godot converted for Godot 4;
+REWRITE_VERSION = "rewrite-6"  # 2: scenes, resources, shaders and project.godot converted for Godot 4;
 # 3: scripts that compile in Godot 4 (project-wide renames, call shapes, typing); 4: what runs keep (scene
 # connections, signals on untyped values, a getter's type, a member only one subclass had); 5: container
 # constants the script changes become static vars, values written under a value rule without needless brackets,
 # an engine method a script variable hides called through `super`, the parent's add_child_below_node() asking the
-# node, blank animation frames kept
+# node, blank animation frames kept; 6: overrides of Godot 3 virtuals renamed (`get_drag_data` ->
+# `_get_drag_data`) with the parameters Godot 4 adds, platform names tested (`OS.has_feature("HTML5")` -> `"web"`)
 GD_KINDS = {"declaration", "function", "function_part", "class"}
 
 

@@ -13,6 +13,7 @@ from gd_assets.core.cues import (
     node_name_argument,
     shims_available,
 )
+from gd_assets.core.platforms import GONE, platform_tests
 from gd_assets.core.receivers import OTHER, PROJECT, UNKNOWN, is_engine
 from gd_assets.core.rewrite.tree import IDENT, args_of, receiver_start, string_value, text_of
 from gd_assets.core.rewrite.window import VIEWPORT_SIZE_CITE
@@ -581,6 +582,20 @@ class CallRules:
         return False  # the call's own renames still apply
 
     call_get_node = call_get_node_or_null = call_has_node
+
+    def call_has_feature(self, call: ts.Node, chain: ts.Node | None, owner: str) -> bool:
+        """`OS.has_feature("HTML5")` -> `OS.has_feature("web")`, and `OS.get_name() == "X11"` -> `== "Linux"` (also
+        as a `match` pattern): Godot 4 renamed the platforms, and Godot 3's names are never true there."""
+        for test in platform_tests(call, text_of(call.children[0]), owner):
+            cite = self.rules.cite_member("4", "OS", "method", test.method)
+            if test.new:
+                quote = text_of(test.literal)[0]
+                self.replace(test.literal, f"{quote}{test.new}{quote}", "platform_name", cite, 0.9)
+            else:
+                self.manual_item(test.literal, "platform_name", f'platform "{test.old}" tested', GONE[test.old], cite)
+        return False
+
+    call_get_name = call_has_feature
 
     def _node_path_cite(self) -> dict:
         return self.rules.cite_member("4", "Node", "property", "name")

@@ -1,20 +1,31 @@
-"""Project methods Godot 4's engine classes took (`func grab_focus()` on a Control), renamed project-wide:
-the declaration in the script and its subclasses, and every call the project context says reaches it.
+"""Project methods Godot 4's engine classes took (`func grab_focus()` on a Control), and overrides of Godot 3
+virtuals Godot 4 calls by another name (`func get_drag_data(position)` -> `func _get_drag_data(position)`), renamed
+project-wide: the declaration in the script and its subclasses, and every call the project context says reaches it.
 A call whose receiver is unknown is left to people: it may reach the engine's method or the project's."""
 
 from __future__ import annotations
 
 import tree_sitter as ts
 
-from gd_assets.core.overrides import SIGNAL_SUFFIX, Override, overridden_anywhere, override_of, shadow_of
+from gd_assets.core.overrides import (
+    SIGNAL_SUFFIX,
+    Override,
+    gone_virtual,
+    overridden_anywhere,
+    override_of,
+    shadow_of,
+    unfit_virtual,
+)
 from gd_assets.core.receivers import ANY_PROJECT, UNKNOWN, member_level
 from gd_assets.core.rewrite.tree import text_of
 
 
 def cite_native(found: Override) -> dict:
-    """The Godot 4 class reference row of the native method the project's one collides with."""
-    return {"table": "docs_chunks", "id": f"docs:4:{found.native}.method.{found.name}",
-            "title": f"{found.native}.{found.name} (Godot 4 method)"}
+    """The Godot 4 class reference row of the native method the project's one collides with (or of the virtual
+    Godot 4 calls instead of Godot 3's)."""
+    name = found.new if found.virtual_of else found.name
+    return {"table": "docs_chunks", "id": f"docs:4:{found.native}.method.{name}",
+            "title": f"{found.native}.{name} (Godot 4 {'virtual ' if found.virtual_of else ''}method)"}
 
 
 def cite_class(found: Override) -> dict:
@@ -58,9 +69,39 @@ class OverrideRules:
         name = node.child_by_field_name("name")
         found = override_of(self.scope, self.scope.self_type(), text_of(name)) \
             if name is not None and self.scope is not None else None
-        if found is not None:
+        if found is not None and found.virtual_of:
+            self.virtual_override(node, name, found)
+        elif found is not None:
             self.replace(name, found.new, "native_override", cite_native(found), 0.85)
+        elif name is not None and (unfit := unfit_virtual(self.scope, text_of(name))) is not None:
+            cite = {"table": "docs_chunks", "id": f"docs:4:{unfit.owner4}.method.{unfit.new}",
+                    "title": f"{unfit.owner4}.{unfit.new} (Godot 4 virtual method)"}
+            self.manual_item(name, "virtual_renamed", f"`{text_of(name)}()` overrides Godot 3's virtual "
+                             f"`{unfit.owner3}.{text_of(name)}`, which Godot 4 never calls",
+                             f"Godot 4 calls `{unfit.new}()` with other parameters: rename it and take the parameters "
+                             "the reference gives", cite)
+        elif name is not None and (gone := gone_virtual(self.scope, text_of(name))) is not None:
+            self.gone_member(name, "method", text_of(name), gone)   # the curated answer, as for a call of it
         super().on_function_definition(node)
+
+    def virtual_override(self, node: ts.Node, name: ts.Node, found: Override) -> None:
+        """`func get_drag_data(position) -> Variant:` -> `func _get_drag_data(position) -> Variant:`, with the
+        parameters Godot 4 passes after Godot 3's (unused: `_wide`) and without a return type Godot 4's differs from."""
+        cite = cite_native(found)
+        self.replace(name, found.new, "virtual_renamed", cite, 0.9)
+        params = node.child_by_field_name("parameters")
+        if found.added and params is not None and params.children and params.children[-1].type == ")":
+            extra = ", ".join("_" + p for p in found.added)
+            self.edit(params.children[-1].start_point, params.children[-1].start_point,
+                      (", " if params.named_children else "") + extra, "virtual_renamed", cite, 0.9)
+        returned = node.child_by_field_name("return_type")
+        want = self.scope.engine.virtuals.get(("4", found.native, found.new), ((), ""))[1] if self.scope else ""
+        written = text_of(returned) if returned is not None else ""
+        if want not in ("", "Variant") and written and (self.scope.engine.class4(written) or written) != want:
+            arrow = returned.prev_sibling
+            start = arrow.start_point if arrow is not None and arrow.type == "->" else returned.start_point
+            self.edit((start[0], start[1] - 1) if start[1] > 0 and self.lines[start[0]][start[1] - 1] == " " else start,
+                      returned.end_point, "", "virtual_renamed", cite, 0.85)
 
     def override_call(self, name_node: ts.Node, owner: str, name: str) -> bool:
         """Rename a call of `name` reaching a renamed project method through `owner`; an unknown
