@@ -22,6 +22,7 @@ from gd_assets.core import engines
 
 CLAIM = re.compile(r"`(\w+)\.(\w+)` exists only in Godot 3")
 STATIC = re.compile(r"`(\w+)\.(\w+)\(\)` is static in Godot 4")
+VIRTUAL = re.compile(r"overrides Godot 3's virtual `(\w+)\.(\w+)`")
 RECEIVER = re.compile(r"^[^;]*?: on a `(\w+)`")
 SCRIPT = """\
 extends SceneTree
@@ -29,7 +30,7 @@ func _init():
 \tvar out = {}
 \tfor pair in JSON.parse_string(FileAccess.get_file_as_string("%s")):
 \t\tvar cls = pair[0]
-\t\tvar name = pair[1].trim_prefix("static ")
+\t\tvar name = pair[1].trim_prefix("static ").trim_prefix("virtual ")
 \t\tvar kinds = []
 \t\tif not ClassDB.class_exists(cls):
 \t\t\tkinds.append("no class")
@@ -37,11 +38,12 @@ func _init():
 \t\t\tif ClassDB.class_has_method(cls, name): kinds.append("method")
 \t\t\tfor m in ClassDB.class_get_method_list(cls):
 \t\t\t\tif m["name"] == name and m["flags"] & METHOD_FLAG_STATIC: kinds.append("static")
+\t\t\t\tif m["name"] == name and m["flags"] & METHOD_FLAG_VIRTUAL: kinds.append("virtual")
 \t\t\tif ClassDB.class_has_signal(cls, name): kinds.append("signal")
 \t\t\tif ClassDB.class_has_integer_constant(cls, name) or ClassDB.class_has_enum(cls, name): kinds.append("constant")
 \t\t\tfor p in ClassDB.class_get_property_list(cls):
 \t\t\t\tif p["name"] == name: kinds.append("property")
-\t\t\tif kinds.is_empty() and not pair[1].begins_with("static ") and ClassDB.can_instantiate(cls):
+\t\t\tif kinds.is_empty() and pair[1] == name and ClassDB.can_instantiate(cls):
 \t\t\t\tif accepts_write(ClassDB.instantiate(cls), name): kinds.append("compatibility setter")
 \t\tout[cls + "." + pair[1]] = kinds
 \tprint("@@claims " + JSON.stringify(out))
@@ -67,8 +69,9 @@ func accepts_write(o, name):
 
 def claims(rationale: str) -> list[tuple[str, str]]:
     """The (receiver class, member) pairs a rationale says Godot 4 lacks, in order, then the methods it says
-    Godot 4 made static (as (class, "static " + name))."""
-    out = []
+    Godot 4 made static (as (class, "static " + name)); a Godot 3 virtual the rationale says Godot 4 never
+    calls comes first (as (class, "virtual " + name)): Godot 4 has no virtual of that name."""
+    out = [(cls, f"virtual {name}") for cls, name in VIRTUAL.findall(rationale)]
     for found in CLAIM.finditer(rationale):
         receiver = RECEIVER.match(rationale[found.end():].split(". ", 1)[0])
         out.append((receiver.group(1) if receiver else found.group(1), found.group(2)))
@@ -98,6 +101,8 @@ def verdict(name: str, kinds: list[str]) -> str:
     takes a write of it through a compatibility setter, or the method is not static)."""
     if name.startswith("static "):
         return "holds" if "static" in kinds else "wrong"
+    if name.startswith("virtual "):
+        return "wrong" if "virtual" in kinds else "holds"
     if "compatibility setter" in kinds:
         return "wrong"   # a write still works (a read does not): not confirmed
     if not kinds or kinds == ["no class"]:

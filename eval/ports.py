@@ -306,7 +306,9 @@ def check_claims(flags: list[tuple[str, str, str]], judgements: dict, godot_path
             label = "confirmed: Godot 4 rejects the flagged lines"
         elif claim and verdict(claim[1], answers[claim]) != "wrong":
             label = "confirmed: Godot 4's ClassDB makes the method static (the call's result is dropped)" \
-                if claim[1].startswith("static ") else "confirmed: Godot 4's ClassDB has no such member" + (
+                if claim[1].startswith("static ") else "confirmed: Godot 4's ClassDB has no virtual of that name " \
+                "(Godot 4 never calls the override)" if claim[1].startswith("virtual ") else \
+                "confirmed: Godot 4's ClassDB has no such member" + (
                     " (a signal of that name)" if verdict(claim[1], answers[claim]) == "holds: another kind" else "")
         else:
             found = answers[claim] if claim else []
