@@ -137,9 +137,12 @@ class _Attachments:
         with self.lock:
             held = self.files[path]
             held.users -= 1
-            if held.users == 0 and not (self.lingering.get(path) and not held.read_only
-                                        and not self._waited_for(path, held)):
+            if held.users == 0 and not self._keeps(path, held):
                 self._detach(path)
+
+    def _keeps(self, path: str, held: _Attached) -> bool:
+        """Whether an idle file stays attached: a lingering writer's, unless another process asked for it."""
+        return bool(self.lingering.get(path)) and not held.read_only and not self._waited_for(path, held)
 
     def _waited_for(self, path: str, held: _Attached) -> bool:
         """Whether another process asked for `path` since it was attached: it gets a pause to attach it."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gd_assets.core.corpus.surface import VirtualRename
 from gd_assets.core.project_context import ProjectContext
 from gd_assets.core.receivers import ANY_PROJECT, PROJECT, Scope
 
@@ -72,22 +73,25 @@ def native_overrides(context: ProjectContext, engine) -> dict[str, dict[str, Ove
     return found
 
 
+def _godot3_class(scope: Scope | None) -> str | None:
+    """The engine class of this script, where its project may be Godot 3 code (its virtuals are read as Godot 3's)."""
+    if scope is None or scope.engine is None or scope.context.engine_version(scope.path) == "4":
+        return None
+    return scope.engine_class_of(scope.self_type()) or None
+
+
 def gone_virtual(scope: Scope | None, name: str) -> str | None:
     """The Godot 3 class of the virtual a method of this script overrides where Godot 4 dropped the virtual
     (`_get_configuration_warning`, MainLoop's `_idle`), in a Godot 3 project; Godot 4 never calls the method."""
-    if scope is None or scope.engine is None or scope.context.engine_version(scope.path) == "4":
-        return None
-    cls = scope.engine_class_of(scope.self_type())
+    cls = _godot3_class(scope)
     return scope.engine.virtual_gone(cls, name) if cls else None
 
 
-def unfit_virtual(scope: Scope | None, name: str):
+def unfit_virtual(scope: Scope | None, name: str) -> VirtualRename | None:
     """The VirtualRename of a method of this script overriding a Godot 3 virtual whose Godot 4 counterpart takes
     other parameters (`EditorImportPlugin.get_option_visibility(option, options)` -> `_get_option_visibility(path,
     option_name, options)`): left as it is, with a manual item, in a Godot 3 project."""
-    if scope is None or scope.engine is None or scope.context.engine_version(scope.path) == "4":
-        return None
-    cls = scope.engine_class_of(scope.self_type())
+    cls = _godot3_class(scope)
     found = scope.engine.virtual_renamed(cls, name) if cls else None
     return found if found is not None and not found.fits else None
 

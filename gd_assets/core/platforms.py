@@ -44,12 +44,12 @@ def platform_tests(call: ts.Node, name: str, receiver: str | None) -> list[Platf
     if name == "has_feature":
         args = call.child_by_field_name("arguments")
         literals = [a for a in args.named_children if a.type != "comment"] if args is not None else []
-        methods, table = ("has_feature",), FEATURE_TAGS
+        table = FEATURE_TAGS
     elif name == "get_name":
         whole = call.parent if call.parent is not None and call.parent.type == "attribute" else call
         holder = whole.parent
-        if holder is not None and holder.type == "binary_operator" and \
-                (holder.child_by_field_name("op") is not None and holder.child_by_field_name("op").type in ("==", "!=")):
+        op = holder.child_by_field_name("op") if holder is not None and holder.type == "binary_operator" else None
+        if op is not None and op.type in ("==", "!="):
             literals = [c for c in (holder.child_by_field_name("left"), holder.child_by_field_name("right"))
                         if c is not None and c.id != whole.id]
         elif holder is not None and holder.type == "match_statement" and holder.child_by_field_name("value") is not None \
@@ -59,12 +59,12 @@ def platform_tests(call: ts.Node, name: str, receiver: str | None) -> list[Platf
                         for p in s.named_children if p.type == "string"]
         else:
             literals = []
-        methods, table = ("get_name",), OS_NAMES
+        table = OS_NAMES
     else:
         return []
     found = []
     for literal in literals:
         value = _value(literal)
         if value is not None and (value in table or value in GONE):
-            found.append(PlatformTest(literal, value, table.get(value, ""), methods[0]))
+            found.append(PlatformTest(literal, value, table.get(value, ""), name))
     return found

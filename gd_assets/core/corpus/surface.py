@@ -130,7 +130,8 @@ class Surface:
         if owner3 is None or ("3", owner3, name) not in self.virtuals:
             return None
         cls4 = self.class4(cls3) or ""
-        if self.owner_of("4", cls4, name, ("method",)) in {c for v, c, n in self.virtuals if v == "4" and n == name}:
+        kept = self.owner_of("4", cls4, name, ("method",))
+        if kept is not None and ("4", kept, name) in self.virtuals:
             return None   # still a virtual of that name
         for new in ("_" + name, "_" + name.replace("spatial", "3d"), self.renames.get("method", {}).get(name, "")):
             owner4 = self.owner_of("4", cls4, new, ("method",)) if new.startswith("_") else None

@@ -74,8 +74,7 @@ class OverrideRules:
         elif found is not None:
             self.replace(name, found.new, "native_override", cite_native(found), 0.85)
         elif name is not None and (unfit := unfit_virtual(self.scope, text_of(name))) is not None:
-            cite = {"table": "docs_chunks", "id": f"docs:4:{unfit.owner4}.method.{unfit.new}",
-                    "title": f"{unfit.owner4}.{unfit.new} (Godot 4 virtual method)"}
+            cite = cite_native(Override(text_of(name), unfit.new, unfit.owner4, virtual_of=unfit.owner3))
             self.manual_item(name, "virtual_renamed", f"`{text_of(name)}()` overrides Godot 3's virtual "
                              f"`{unfit.owner3}.{text_of(name)}`, which Godot 4 never calls",
                              f"Godot 4 calls `{unfit.new}()` with other parameters: rename it and take the parameters "
