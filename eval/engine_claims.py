@@ -24,6 +24,9 @@ CLAIM = re.compile(r"`(\w+)\.(\w+)` exists only in Godot 3")
 STATIC = re.compile(r"`(\w+)\.(\w+)\(\)` is static in Godot 4")
 VIRTUAL = re.compile(r"overrides Godot 3's virtual `(\w+)\.(\w+)`")
 RECEIVER = re.compile(r"^[^;]*?: on a `(\w+)`")
+GONE_CLASS = re.compile(r"class `(\w+)` exists only in Godot 3")
+ANY_METHOD = re.compile(r"(?:^|[:;.] )(?:method )?`(\w+)\(\)` exists only in Godot 3")
+ANY = "*"  # a claim about every class: no Godot 4 class has a member of that name
 SCRIPT = """\
 extends SceneTree
 func _init():
@@ -32,7 +35,11 @@ func _init():
 \t\tvar cls = pair[0]
 \t\tvar name = pair[1].trim_prefix("static ").trim_prefix("virtual ")
 \t\tvar kinds = []
-\t\tif not ClassDB.class_exists(cls):
+\t\tif cls == "*":
+\t\t\tif every_member().has(name): kinds.append("member")
+\t\telif name == "class":
+\t\t\tkinds.append("class" if ClassDB.class_exists(cls) else "no class")
+\t\telif not ClassDB.class_exists(cls):
 \t\t\tkinds.append("no class")
 \t\telse:
 \t\t\tif ClassDB.class_has_method(cls, name): kinds.append("method")
@@ -48,6 +55,16 @@ func _init():
 \t\tout[cls + "." + pair[1]] = kinds
 \tprint("@@claims " + JSON.stringify(out))
 \tquit()
+
+# Every method, property and signal name of every Godot 4 class, once.
+var _every = {}
+func every_member():
+\tif _every.is_empty():
+\t\tfor c in ClassDB.get_class_list():
+\t\t\tfor m in ClassDB.class_get_method_list(c, true): _every[m["name"]] = true
+\t\t\tfor p in ClassDB.class_get_property_list(c, true): _every[p["name"]] = true
+\t\t\tfor g in ClassDB.class_get_signal_list(c, true): _every[g["name"]] = true
+\treturn _every
 
 # Whether setting `name` changes any listed property: a name Godot 4 keeps for old scenes in `_set` only
 # (TextureRect's `expand` sets `expand_mode`), which ClassDB does not list.
@@ -70,12 +87,16 @@ func accepts_write(o, name):
 def claims(rationale: str) -> list[tuple[str, str]]:
     """The (receiver class, member) pairs a rationale says Godot 4 lacks, in order, then the methods it says
     Godot 4 made static (as (class, "static " + name)); a Godot 3 virtual the rationale says Godot 4 never
-    calls comes first (as (class, "virtual " + name)): Godot 4 has no virtual of that name."""
+    calls comes first (as (class, "virtual " + name)): Godot 4 has no virtual of that name. Then the classes it says
+    Godot 4 removed (as (class, "class")) and the methods it says no Godot 4 class has (as ("*", name)): ClassDB
+    lists no such class, no member of that name on any class."""
     out = [(cls, f"virtual {name}") for cls, name in VIRTUAL.findall(rationale)]
     for found in CLAIM.finditer(rationale):
         receiver = RECEIVER.match(rationale[found.end():].split(". ", 1)[0])
         out.append((receiver.group(1) if receiver else found.group(1), found.group(2)))
-    return out + [(cls, f"static {name}") for cls, name in STATIC.findall(rationale)]
+    out += [(cls, f"static {name}") for cls, name in STATIC.findall(rationale)]
+    return out + [(cls, "class") for cls in GONE_CLASS.findall(rationale)] + \
+        [(ANY, name) for name in ANY_METHOD.findall(rationale)]
 
 
 def godot4_members(pairs: set[tuple[str, str]], godot_path: str | None) -> dict[tuple[str, str], list[str]]:
@@ -103,6 +124,8 @@ def verdict(name: str, kinds: list[str]) -> str:
         return "holds" if "static" in kinds else "wrong"
     if name.startswith("virtual "):
         return "wrong" if "virtual" in kinds else "holds"
+    if name == "class":
+        return "holds" if kinds == ["no class"] else "wrong"
     if "compatibility setter" in kinds:
         return "wrong"   # a write still works (a read does not): not confirmed
     if not kinds or kinds == ["no class"]:

@@ -68,6 +68,7 @@ def test_the_table_holds_the_pipelines_answer_of_each_kind(table):
         "cov:project_setting:ProjectSettings.physics/common/physics_fps": ("rename", "physics_ticks_per_second"),
         "cov:method:Control.show_modal": ("manual", "exclusive"),
         "cov:method:AStar2D.get_points": ("manual", "AStar2D."),
+        "cov:method:Node._get_configuration_warning": ("behaviour", "func _get_configuration_warnings()"),
     }
     for rid, (answer, text) in expect.items():
         row = table[rid]

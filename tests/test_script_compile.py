@@ -1113,11 +1113,16 @@ def test_a_drawn_character_and_drag_forwarding_take_godot_4s_arguments(rules):
 
 
 def test_a_coroutine_typed_one_way_and_returning_another_loses_its_type(rules):
-    """Godot 3 never checked a yielding function's return type (its callers got a function state first)."""
+    """Godot 3 never checked a yielding function's return type (its callers got a function state first, then
+    the value: a `-> void` one returning a value too, which Godot 4 refuses: "A void function cannot return a
+    value", from a real port; checked in 3.6.2 and 4.6.3)."""
     script = ('extends Node\n\nsignal done(v)\n\nfunc edit(curve : int) -> Array:\n\tvar result = yield(self, "done")\n'
-              '\treturn { value=result }\n\nfunc ok() -> Array:\n\tyield(self, "done")\n\treturn [1]\n')
+              '\treturn { value=result }\n\nfunc ok() -> Array:\n\tyield(self, "done")\n\treturn [1]\n\n'
+              'func wait(room) -> void:\n\tvar rc = yield(self, "done")\n\tif rc:\n\t\treturn rc\n\n'
+              'func idle() -> void:\n\tyield(self, "done")\n\treturn\n')
     new, _, _, judged = migrate(rules, {**GODOT3, "c.gd": script}, "c.gd")
     assert "func edit(curve : int):\n" in new and "func ok() -> Array:\n" in new
+    assert "func wait(room):\n\tvar rc = await self.done\n" in new and "func idle() -> void:\n" in new
 
 
 def test_a_setter_taking_more_than_one_parameter_gets_an_inline_set_calling_it(rules):
@@ -1308,11 +1313,11 @@ def test_overrides_of_godot_3_virtuals_take_godot_4_s_names_and_parameters(rules
     assert 'func _get_plugin_name() -> String:\n\treturn "P"\n\nfunc helper():\n\treturn _get_plugin_name()' in plugin
 
 
-def test_a_godot_3_virtual_whose_parameters_changed_or_that_godot_4_dropped_is_a_manual_item(rules):
+def test_a_godot_3_virtual_whose_parameters_changed_or_that_godot_4_dropped_is_a_manual_item_or_wrapped(rules):
     """`get_option_visibility(option, options)` is Godot 4's `_get_option_visibility(path, option_name, options)`:
-    renaming it alone would not compile, so it stays with a manual item; `_get_configuration_warning` has no
-    Godot 4 virtual (`_get_configuration_warnings` returns a PackedStringArray). A Godot 4 project's methods of
-    those names are its own."""
+    renaming it alone would not compile, so it stays with a manual item. `_get_configuration_warning` has no
+    Godot 4 virtual: `_get_configuration_warnings()` returns a PackedStringArray, so it is added after it, calling
+    it (a manual item where the script has one already). A Godot 4 project's methods of those names are its own."""
     files = {**GODOT3,
              "importer.gd": ('tool\nextends EditorImportPlugin\n\nfunc get_option_visibility(option, options):\n'
                              '\treturn true\n'),
@@ -1322,8 +1327,12 @@ def test_a_godot_3_virtual_whose_parameters_changed_or_that_godot_4_dropped_is_a
     [item] = manual
     assert item.kind == "virtual_renamed" and "_get_option_visibility" in item.why
     assert judged["get_option_visibility"].migration_needed
-    _, _, manual, judged = migrate(rules, files, "warned.gd")
+    warned, edits, manual, judged = migrate(rules, files, "warned.gd")
     assert judged["_get_configuration_warning"].migration_needed
+    assert "func _get_configuration_warnings() -> PackedStringArray:\n\tvar warning = _get_configuration_warning()" \
+        in warned and not manual and {e.rule for e in edits} == {"tool", "virtual_wrapped"}
+    files["warned.gd"] += "\nfunc _get_configuration_warnings():\n\treturn []\n"  # the script has Godot 4's already
+    _, _, manual, _ = migrate(rules, files, "warned.gd")
     assert any("_get_configuration_warnings" in m.why for m in manual)
     godot4 = {"project.godot": "config_version=5\n", "slot.gd": "extends Panel\n\nfunc get_drag_data(p):\n\treturn 1\n"}
     kept, edits, _, judged = migrate(rules, godot4, "slot.gd")

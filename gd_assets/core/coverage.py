@@ -172,6 +172,9 @@ def classify(gone: GoneName, edits: list, manual: list, line: int, flagged: bool
         kind = ("rename" if rule in RENAME_RULES else "moved" if rule in MOVED_RULES else
                 "behaviour" if BEHAVIOUR_RULES.match(rule) else "call_shape")
         return Answer(kind, rule, e["new"].strip(), (e["evidence"] or {}).get("id", ""))
+    wrapped = next((e for e in edits if e["rule"] == "virtual_wrapped" and word.search(e["new"])), None)
+    if wrapped is not None:  # the Godot 4 virtual added after the method, calling it (rewrite/native_overrides.py)
+        return Answer("behaviour", wrapped["rule"], wrapped["new"].strip(), (wrapped["evidence"] or {}).get("id", ""))
     shim = next((e for e in edits if e["rule"] == "godot3_class_shim" and f"class {gone.cls}:" in e["new"]), None)
     if shim is not None:  # a member of the class the script gets as its own (rewrite/behaviour.SHIMS)
         return Answer("behaviour", shim["rule"], f"{gone.cls}.{gone.name} of the script's own class {gone.cls}",

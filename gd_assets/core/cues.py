@@ -266,17 +266,18 @@ _LITERAL_OF = {"dictionary": "Dictionary", "array": "Array", "string": "String",
 
 
 def contradicted_coroutine_type(function: ts.Node) -> ts.Node | None:
-    """The `-> T` of a coroutine (it yields) that returns a literal of another type: Godot 3 never checked it
-    (its callers got a function state first), Godot 4 refuses it. None otherwise."""
+    """The `-> T` of a coroutine (it yields) that returns a literal of another type, or any value where T is
+    `void`: Godot 3 never checked it (its callers got a function state first, and the value once it
+    completed; checked in 3.6.2), Godot 4 refuses it ("A void function cannot return a value"). None otherwise."""
     kind = function.child_by_field_name("return_type")
-    if kind is None or _text(kind).strip() in ("void", "Variant") or b"yield" not in function.text:
+    if kind is None or _text(kind).strip() == "Variant" or b"yield" not in function.text:
         return None
     declared = _text(kind).strip()
     if not any(n.type == "call" and _text(n.children[0]) == "yield" for n in descendants(function)):
         return None
     for node in descendants(function):
-        if node.type == "return_statement" and node.named_children and \
-                _LITERAL_OF.get(node.named_children[0].type, declared) != declared:
+        if node.type == "return_statement" and node.named_children and (
+                declared == "void" or _LITERAL_OF.get(node.named_children[0].type, declared) != declared):
             return kind
     return None
 

@@ -19,6 +19,12 @@ from gd_assets.core.overrides import (
 from gd_assets.core.receivers import ANY_PROJECT, UNKNOWN, member_level
 from gd_assets.core.rewrite.tree import text_of
 
+# Godot 3 virtuals Godot 4 dropped for one of another shape, by (Godot 3 class, name): the Godot 4 virtual, its
+# return type and its body calling the kept method (`{name}`), added after it, so what the method returned still counts.
+WRAPPED_VIRTUALS = {("Node", "_get_configuration_warning"): (
+    "_get_configuration_warnings", "PackedStringArray",
+    "var warning = {name}()\n{indent}return PackedStringArray([warning] if warning else [])")}
+
 
 def cite_native(found: Override) -> dict:
     """The Godot 4 class reference row of the native method the project's one collides with (or of the virtual
@@ -80,7 +86,8 @@ class OverrideRules:
                              f"Godot 4 calls `{unfit.new}()` with other parameters: rename it and take the parameters "
                              "the reference gives", cite)
         elif name is not None and (gone := gone_virtual(self.scope, text_of(name))) is not None:
-            self.gone_member(name, "method", text_of(name), gone)   # the curated answer, as for a call of it
+            if not self.wrap_virtual(node, gone, text_of(name)):
+                self.gone_member(name, "method", text_of(name), gone)   # the curated answer, as for a call of it
         super().on_function_definition(node)
 
     def virtual_override(self, node: ts.Node, name: ts.Node, found: Override) -> None:
@@ -101,6 +108,26 @@ class OverrideRules:
             start = arrow.start_point if arrow is not None and arrow.type == "->" else returned.start_point
             self.edit((start[0], start[1] - 1) if start[1] > 0 and self.lines[start[0]][start[1] - 1] == " " else start,
                       returned.end_point, "", "virtual_renamed", cite, 0.85)
+
+    def wrap_virtual(self, node: ts.Node, owner3: str, name: str) -> bool:
+        """`func _get_configuration_warning():` kept, and after it `func _get_configuration_warnings() ->
+        PackedStringArray:` returning its text as Godot 4's list (none for ""): the editor shows the same warnings.
+        False where the script already has the Godot 4 virtual."""
+        found = WRAPPED_VIRTUALS.get((owner3, name))
+        body = node.child_by_field_name("body")
+        indent = self.indent_of(node)
+        script = self.scope.script if self.scope is not None else None
+        if found is None or body is None or not body.named_children or indent is None or script is None or \
+                found[0] in script.members:
+            return False
+        inner = self.indent_of(body.named_children[0])
+        inner = inner[len(indent):] if inner and inner.startswith(indent) and inner != indent else "\t"
+        new, returned, text = found
+        lines = text.format(name=name, indent=indent + inner)
+        cite = {"table": "docs_chunks", "id": f"docs:4:{owner3}.method.{new}", "title": f"{owner3}.{new} (Godot 4 virtual method)"}
+        self.edit(node.end_point, node.end_point, f"\n\n\n{indent}func {new}() -> {returned}:\n{indent}{inner}{lines}",
+                  "virtual_wrapped", cite, 0.85)
+        return True
 
     def override_call(self, name_node: ts.Node, owner: str, name: str) -> bool:
         """Rename a call of `name` reaching a renamed project method through `owner`; an unknown
