@@ -1352,3 +1352,19 @@ def test_platform_names_a_script_tests_take_godot_4_s_names(rules):
     assert {e.rule for e in edits} == {"platform_name"} and len(edits) == 3
     assert [m.kind for m in manual] == ["platform_name"] and "UWP" in manual[0].what
     assert judged["f"].migration_needed and "never true in Godot 4" in judged["f"].rationale
+
+
+def test_viewport_settings_godot_4_dropped_go_and_hdr_becomes_its_2d_hdr(rules):
+    """`update_worlds()`, `usage = USAGE_2D` and `render_direct_to_screen` have nothing in Godot 4 (it updates its
+    worlds and sizes its buffers itself: Godot 4.6.3 refuses the names, "Function "update_worlds()" not found", from
+    a real port whose author commented them out); `hdr` is `use_hdr_2d`, the float framebuffer `viewport_set_hdr`
+    becomes. A statement doing more than that keeps its manual item."""
+    script = ('extends Viewport\n\nfunc render(with_hdr):\n\thdr = with_hdr\n\tusage = Viewport.USAGE_2D\n'
+              '\tupdate_worlds()\n\tget_viewport().update_worlds()\n\tprint(render_direct_to_screen)\n'
+              '\treturn hdr\n\nfunc again():\n\tupdate_worlds()\n')
+    new, edits, manual, judged = migrate(rules, {**GODOT3, "v.gd": script}, "v.gd")
+    assert new == ('extends SubViewport\n\nfunc render(with_hdr):\n\tuse_hdr_2d = with_hdr\n'
+                   '\tprint(render_direct_to_screen)\n\treturn use_hdr_2d\n\nfunc again():\n\tpass\n')
+    assert {e.rule for e in edits} >= {"viewport_hdr", "viewport_setting_removed"}
+    assert [m.what for m in manual] == ["Viewport.render_direct_to_screen: no Godot 4 counterpart under this name"]
+    assert judged["render"].migration_needed

@@ -23,7 +23,8 @@ KINDS = ("class", "method", "property", "signal", "constant", "global_function",
 ANSWERS = ("rename", "moved", "call_shape", "behaviour", "manual", "none")
 # Rules that rename the name itself; those that move it to another class; the rest rewrite the call.
 RENAME_RULES = {"member_rename", "method_rename", "virtual_renamed", "global_rename", "class_rename", "color_rename",
-                "builtin_type_rename", "signal_rename", "property_rename", "setting_rename", "tween_property"}
+                "builtin_type_rename", "signal_rename", "property_rename", "setting_rename", "tween_property",
+                "viewport_hdr"}
 MOVED_RULES = {"member_moved", "inherited_constant"}
 # Rules that rewrite a call around a name without answering for the name itself.
 KEEPS_NAME = {"signal_callable", "await_coroutine", "yield_to_await"}

@@ -4,6 +4,8 @@ references document, a scene-property row applied to code, else a manual item wi
 
 from __future__ import annotations
 
+import re
+
 import tree_sitter as ts
 
 from gd_assets.core.cues import shims_available
@@ -14,6 +16,10 @@ from gd_assets.core.rewrite.tree import ATOMIC, args_of, receiver_start, text_of
 RIGID_MODES = {"MODE_RIGID": ("freeze = false",), "MODE_STATIC": ("freeze_mode = {c}.FREEZE_MODE_STATIC", "freeze = true"),
                "MODE_KINEMATIC": ("freeze_mode = {c}.FREEZE_MODE_KINEMATIC", "freeze = true"),
                "MODE_CHARACTER": ("lock_rotation = true", "freeze = false")}
+# Viewport settings Godot 4 dropped with nothing to set in their place: it updates its worlds itself, sizes a
+# viewport's buffers by what it draws and always renders to its texture. A statement that only writes or calls
+# one goes (what the human port of Material Maker did by hand).
+VIEWPORT_DROPPED = {"update_worlds", "usage", "render_direct_to_screen"}
 # Writes of a literal that Godot 4 does with a call (`camera.current = true` -> `camera.make_current()`).
 WRITE_CALLS = {("Camera2D", "current", "true"): "make_current()", ("Camera", "current", "true"): "make_current()"}
 
@@ -36,6 +42,8 @@ class GoneRules:
             kind, owner3 = "constant", surface.gone(receiver, name, "constant")
         if owner3 is None:
             return
+        if owner3 == "Viewport" and self._viewport_setting(node, kind, name):
+            return
         if kind == "property" and self._accessor(node, name, receiver, owner3):
             return
         base4 = surface.class4(owner3)
@@ -44,6 +52,28 @@ class GoneRules:
             self.note_gone(node, "base_changed", f"{receiver}:{owner3}", name)
             return
         self.note_gone(node, kind, owner3, name)
+
+    def _viewport_setting(self, node: ts.Node, kind: str, name: str) -> bool:
+        """`hdr = true` -> `use_hdr_2d = true`: Godot 4's float framebuffer for a viewport's 2D, as
+        `viewport_set_hdr` becomes (its 3D is HDR always); a statement that only writes or calls one of
+        VIEWPORT_DROPPED goes. True when settled here."""
+        if kind == "property" and name == "hdr":
+            self.replace(node, "use_hdr_2d", "viewport_hdr",
+                         self.rules.cite_member("4", "Viewport", "property", "use_hdr_2d"), 0.8)
+            return True
+        if name not in VIEWPORT_DROPPED:
+            return False
+        statement = node.parent
+        while statement is not None and statement.type != "expression_statement":
+            statement = statement.parent
+        if statement is None:
+            return False
+        written = self._assignment_of(node) if kind == "property" else None
+        if written is not None and written.parent is not None and written.parent.id == statement.id \
+                or kind == "method" and re.fullmatch(rf"(?:\w+(?:\(\))?\.)*{name}\(\)", text_of(statement)):
+            self._drop_statement(statement, "viewport_setting_removed", f"map:answer:Viewport.{name}")
+            return True
+        return False
 
     def note_gone(self, node: ts.Node, kind: str, cls: str, name: str, inside_edit: bool = False) -> None:
         """Remember a gone name for `answer_gone`; `inside_edit`: an edit around it (a `connect` rewritten)
