@@ -4,8 +4,6 @@ references document, a scene-property row applied to code, else a manual item wi
 
 from __future__ import annotations
 
-import re
-
 import tree_sitter as ts
 
 from gd_assets.core.cues import shims_available
@@ -61,19 +59,19 @@ class GoneRules:
             self.replace(node, "use_hdr_2d", "viewport_hdr",
                          self.rules.cite_member("4", "Viewport", "property", "use_hdr_2d"), 0.8)
             return True
-        if name not in VIEWPORT_DROPPED:
+        if name not in VIEWPORT_DROPPED or node.parent is None:
             return False
-        statement = node.parent
-        while statement is not None and statement.type != "expression_statement":
-            statement = statement.parent
-        if statement is None:
+        if kind == "method":   # `update_worlds()`, `vp.update_worlds()`: the call is the whole statement
+            call = node.parent
+            statement = None if args_of(call) else \
+                self._statement_of(call, call.parent if call.type == "attribute_call" else None)
+        else:                  # `usage = ...`, `vp.usage = ...`
+            written = self._assignment_of(node)
+            statement = written.parent if written is not None else None
+        if statement is None or statement.type != "expression_statement":
             return False
-        written = self._assignment_of(node) if kind == "property" else None
-        if written is not None and written.parent is not None and written.parent.id == statement.id \
-                or kind == "method" and re.fullmatch(rf"(?:\w+(?:\(\))?\.)*{name}\(\)", text_of(statement)):
-            self._drop_statement(statement, "viewport_setting_removed", f"map:answer:Viewport.{name}")
-            return True
-        return False
+        self._drop_statement(statement, "viewport_setting_removed", f"map:answer:Viewport.{name}")
+        return True
 
     def note_gone(self, node: ts.Node, kind: str, cls: str, name: str, inside_edit: bool = False) -> None:
         """Remember a gone name for `answer_gone`; `inside_edit`: an edit around it (a `connect` rewritten)

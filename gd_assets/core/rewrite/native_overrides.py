@@ -124,7 +124,7 @@ class OverrideRules:
         inner = inner[len(indent):] if inner and inner.startswith(indent) and inner != indent else "\t"
         new, returned, text = found
         lines = text.format(name=name, indent=indent + inner)
-        cite = {"table": "docs_chunks", "id": f"docs:4:{owner3}.method.{new}", "title": f"{owner3}.{new} (Godot 4 virtual method)"}
+        cite = cite_native(Override(name, new, owner3, virtual_of=owner3))
         self.edit(node.end_point, node.end_point, f"\n\n\n{indent}func {new}() -> {returned}:\n{indent}{inner}{lines}",
                   "virtual_wrapped", cite, 0.85)
         return True
