@@ -24,14 +24,14 @@ import dagster
 from dagster._core.events import ASSET_EVENTS, DagsterEventType
 from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.event_log.base import EventLogStorage
-from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
+from dagster._core.storage.event_log.schema import AssetEventTagsTable, SqlEventLogStorageTable
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import INDEX_SHARD_NAME, SqliteEventLogStorage
 from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
 from dagster_postgres.event_log import PostgresEventLogStorage
 from dagster_postgres.run_storage import PostgresRunStorage
 from dagster_postgres.schedule_storage import PostgresScheduleStorage
 from dagster_postgres.utils import create_pg_engine, pg_url_from_config
-from sqlalchemy import create_engine, event
+from sqlalchemy import Table, create_engine, event
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import SingletonThreadPool
@@ -284,12 +284,19 @@ class PooledSqliteEventLogStorage(BufferedMaterializations, KnownSchema, SqliteE
                 SqliteEventLogStorage.store_event(self, event)
             return
         rows = event_rows(self, events)  # each event serialised once, for both shards
-        table = SqlEventLogStorageTable
         with self.run_connection(events[0].run_id) as conn:
-            conn.execute(table.insert(), rows)
+            _insert(conn, SqlEventLogStorageTable, rows)
         with self.index_transaction() as conn:
-            ids = conn.execute(table.insert().returning(table.c.id, sort_by_parameter_order=True), rows).scalars().all()
-            _store_index(self, conn, events, ids)
+            _store_index(self, conn, events, _insert(conn, SqlEventLogStorageTable, rows))
+
+    def _store_asset_event_tags(self, conn: Connection, events: Sequence[EventLogEntry],
+                                event_ids: Sequence[int]) -> None:
+        """The rows Dagster's own method inserts, through `_insert`."""
+        rows = [{"event_id": event_id, "asset_key": event.get_dagster_event().asset_key.to_string(), "key": key,
+                 "value": value, "event_timestamp": self._event_insert_timestamp(event)}
+                for event_id, event in zip(event_ids, events) for key, value in self._tags_for_asset_event(event).items()]
+        if rows and self.has_table(AssetEventTagsTable.name):
+            _insert(conn, AssetEventTagsTable, rows)
 
     def _close_engines(self) -> None:
         with self._db_lock:
@@ -313,6 +320,29 @@ def _store_index(storage, conn: Connection, events: Sequence[EventLogEntry], ids
     last = {(e.dagster_event.asset_key.to_string(), e.dagster_event_type): (e, i) for e, i in zip(events, ids)}
     for entry, event_id in sorted(last.values(), key=lambda pair: pair[1]):
         storage._store_asset_event(conn, entry, event_id)
+
+
+def _insert(conn: Connection, table: Table, rows: Sequence[Mapping[str, Any]]) -> list[int]:
+    """`conn.execute(table.insert(), rows)` on sqlite, as one executemany of the driver: the same rows
+    without SQLAlchemy's processing of each row's parameters, which cost most of a batch's write. The new
+    rows' ids: the transaction holds the file's write lock from its first insert to its commit, and sqlite
+    gives each new row the next id, so they are the `len(rows)` ending at the last one inserted."""
+    if not rows:
+        return []
+    columns = list(rows[0])
+    convert = [table.c[name].type.dialect_impl(conn.dialect).bind_processor(conn.dialect) for name in columns]
+    values = [tuple(row[name] if to is None or row[name] is None else to(row[name]) for name, to in zip(columns, convert))
+              for row in rows]
+    names = ", ".join(f'"{name}"' for name in columns)
+    cursor = conn.connection.driver_connection.cursor()
+    try:
+        cursor.executemany(f'INSERT INTO "{table.name}" ({names}) VALUES ({", ".join("?" * len(columns))})', values)
+        if cursor.rowcount != len(values):
+            raise RuntimeError(f"{table.name}: {cursor.rowcount} of {len(values)} rows inserted")
+        last = cursor.execute("SELECT last_insert_rowid()").fetchone()[0]
+    finally:
+        cursor.close()
+    return list(range(last - len(values) + 1, last + 1))
 
 
 def _scratch(folder: str) -> str:

@@ -162,6 +162,53 @@ def test_reported_materialisations_are_serialised_byte_for_byte_as_dagster_does(
         assert ours == SqlEventLogStorage.prepare_insert_event_batch(storage, events).compile().params
 
 
+def _rows_of(storage, run_id: str) -> dict[str, list[tuple]]:
+    """The run's event rows in its shard and in the index, and the index's tag rows, by event (not by id)."""
+    import sqlalchemy as sa
+
+    with storage.run_connection(run_id) as conn:
+        in_run = conn.execute(sa.text("SELECT run_id, event, dagster_event_type, timestamp, step_key, asset_key, "
+                                      "partition FROM event_logs ORDER BY id")).all()
+    with storage.index_connection() as conn:
+        in_index = conn.execute(sa.text("SELECT id, run_id, event, dagster_event_type, timestamp, step_key, "
+                                        "asset_key, partition FROM event_logs ORDER BY id")).all()
+        tags = conn.execute(sa.text("SELECT event_id, asset_key, key, value, event_timestamp FROM asset_event_tags "
+                                    "ORDER BY event_id, key")).all()
+    by_id = {row[0]: row[1:] for row in in_index}
+    return {"run": [tuple(r) for r in in_run], "index": [tuple(r[1:]) for r in in_index],
+            "tags": [(by_id[t[0]][-1],) + tuple(t[1:]) for t in tags]}
+
+
+def test_a_batch_is_written_row_for_row_as_the_stock_storage_writes_each_event(gd_home, tmp_path, monkeypatch):
+    """The sqlite batch goes through the driver's executemany, its ids taken from the last one inserted:
+    its rows (and each tag row's event) must be the stock storage's, event by event."""
+    monkeypatch.delenv("GD_ASSETS_POSTGRES_URL", raising=False)
+    storage = home.dagster_instance().event_log_storage
+    assert type(storage).__name__ == "PooledSqliteEventLogStorage"
+    stock = stock_instance(tmp_path / "stock").event_log_storage
+    events = []
+    for i, key in enumerate(["a", "b 'quoted'", "c\\n", "d", "ü"]):
+        planned = DagsterEvent.build_asset_materialization_planned_event(
+            "job", "per_key", AssetMaterializationPlannedData(dg.AssetKey("per_key"), partition=key))
+        made = dg.AssetMaterialization(asset_key="per_key", partition=key,
+                                       tags={"dagster/data_version": f"v-{key}", "dagster/code_version": "1"})
+        done = DagsterEvent(event_type_value=dg.DagsterEventType.ASSET_MATERIALIZATION.value, job_name="job",
+                            step_key="per_key", event_specific_data=StepMaterializationData(made), pid=7)
+        events.append([EventLogEntry(error_info=None, level=10, user_message="", run_id="run-1",
+                                     timestamp=1.7e9 + i + half / 2, step_key="per_key", job_name="job",
+                                     dagster_event=event) for half, event in enumerate((planned, done))])
+    planned, reported = [e[0] for e in events], [e[1] for e in events]
+    for batch in (planned, reported[:2], reported[2:]):
+        storage._store_batch(batch)
+    for event in planned + reported:
+        stock.store_event(event)
+    ours, theirs = _rows_of(storage, "run-1"), _rows_of(stock, "run-1")
+    assert ours == theirs
+    assert len(ours["index"]) == 10 and [t[0] for t in ours["tags"]] == ["a", "b 'quoted'", "c\\n", "d", "ü"]
+    [record] = storage.get_event_tags_for_asset(dg.AssetKey("per_key"), filter_tags={"dagster/data_version": "v-d"})
+    assert record == {"dagster/data_version": "v-d"}
+
+
 def test_a_home_made_with_the_stock_storage_keeps_its_history(gd_home, monkeypatch):
     """Homes from before the kept connections: the same files, read and written on by the new instance."""
     monkeypatch.delenv("GD_ASSETS_POSTGRES_URL", raising=False)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +13,7 @@ import pytest
 from corpora_build import schema
 from corpora_build.index import build_index, current_build, read_manifest
 from gd_assets.core.duck import connect
-from gd_assets.core.retrieval import CorpusIndex, Query, RetrievalParams
+from gd_assets.core.retrieval import CorpusIndex, Query, RetrievalParams, _best
 from gd_assets.core.tokens import tokenize, tokenize_terms
 
 
@@ -230,6 +233,57 @@ def test_search_batches_queries_and_can_restrict_to_one_table(built):
     assert only and {c.table for c in only} == {"label_prototypes"}
 
 
+def test_a_query_asked_twice_is_searched_once_and_each_asker_gets_its_own_list(built, monkeypatch):
+    index = CorpusIndex.load(built[1])
+    searched: list[int] = []
+    pools = CorpusIndex._pools
+    monkeypatch.setattr(CorpusIndex, "_pools", lambda self, queries, *a: searched.append(len(queries)) or
+                        pools(self, queries, *a))
+    kinematic, timer = Query(["extends KinematicBody2D"], "extends KinematicBody2D"), Query(["yield("], "yield(")
+    results = index.search([kinematic, timer, Query(["extends KinematicBody2D"], "extends KinematicBody2D"), timer])
+    assert searched == [2]
+    assert results[0] == results[2] and results[1] == results[3] and results[0] != results[1]
+    assert results[0] is not results[2]   # a caller may extend its own list
+
+
+def test_a_batch_finds_for_each_query_what_it_finds_alone(built):
+    """Each block is scored as one set of arrays; no query's candidates depend on the others beside it."""
+    index = CorpusIndex.load(built[1])
+    texts = [t for _, _, _, _, _, t, _, _ in DOCS] + [t for *_, t, _ in MAPPINGS] + [p[3] for p in PROTOTYPES]
+    queries = [Query([t], t) for t in texts] * 2 + [Query(["velocity", "move_and_slide"], "")]
+    params = RetrievalParams(k_final=6, min_per_table=2, link_from=3)
+    for table in (None, "api_mapping", "docs_chunks"):
+        together = index.search(queries, params, table=table)
+        assert together == [index.search([q], params, table=table)[0] for q in queries]
+
+
+def _reference_top(part: np.ndarray, k: int) -> list[set[int]]:
+    """The best `k` positive scores of each row, of those tied at the last place the lower positions."""
+    out = []
+    for values in part:
+        order = sorted((i for i in range(len(values)) if values[i] > 0), key=lambda i: (-values[i], i))
+        out.append(set(order[:k]))
+    return out
+
+
+@pytest.mark.parametrize("size, k", [(40, 50), (400, 10), (3000, 20), (5000, 200)])
+def test_the_sampled_floor_keeps_exactly_the_best_rows_ties_to_the_lower(built, size, k):
+    index = CorpusIndex.load(built[1])
+    rng = np.random.default_rng(size)
+    # few distinct values, many zeros and ties: the cases a floor from every stride-th row could get wrong
+    scores = rng.choice([0.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.25], size=(5, size + 7))
+    scores[1, :] = 0.0
+    scores[2, size // 2:] = 9.0
+    top = index._top(scores, k, 7, size + 7)
+    found = [set((row[row >= 0] - 7).tolist()) for row in top]
+    assert found == _reference_top(scores[:, 7:], k)
+    best = index._top(scores, size + 7, 0, size + 7)
+    picked = np.concatenate([best, np.full((5, 3), -1)], axis=1)
+    kept = [set(row[row >= 0].tolist()) for row in _best(scores, picked, k)]
+    assert kept == [set(sorted(r, key=lambda i: (-scores[q, i], i))[:k]) for q, r in
+                    enumerate(_reference_top(scores, size + 7))]
+
+
 def test_common_terms_score_as_their_postings_would(built):
     """A term in many rows is scored from a dense row of its weights; the scores are those of its postings."""
     index = CorpusIndex.load(built[1])
@@ -369,6 +423,15 @@ def test_static_embedder_is_distilled_once_and_read_from_its_folder(tmp_path, mo
         assert np.array_equal(first, again) and first.shape == (3, embedding.DIMENSIONS)
         assert np.allclose(np.linalg.norm(first[:2], axis=1), 1.0, atol=1e-5)
         assert not list((tmp_path / "models").glob(".static-minilm-*-*"))   # no staging folder left
+        from model2vec import StaticModel  # read as model2vec's own loader reads it
+
+        theirs = StaticModel.from_pretrained(folder, normalize=True, force_download=False)
+        assert np.array_equal(embedding._encode(theirs, texts, 64, embedding.QUERY_MAX_TOKENS),
+                              embedding._encode(embedding.load_embedder(), texts, 64, embedding.QUERY_MAX_TOKENS))
+        hub = subprocess.run([sys.executable, "-c", "import sys; from gd_assets.core import embedding; "
+                              "embedding.embed(['extends Node']); print('huggingface_hub' in sys.modules)"],
+                             capture_output=True, text=True, check=True, env=dict(os.environ))
+        assert hub.stdout.strip() == "False"   # the hub client is never imported to read a local folder
     finally:
         embedding.load_embedder.cache_clear()
 

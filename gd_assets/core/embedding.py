@@ -12,6 +12,7 @@ Vectors of the two never mix: the embedder is part of the index version and the 
 from __future__ import annotations
 
 import fcntl
+import json
 import logging
 import os
 import shutil
@@ -153,10 +154,8 @@ def load_embedder():
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     if embedder_kind() == "static":
-        from model2vec import StaticModel
-
         path = static_model_dir()
-        model = StaticModel.from_pretrained(path, normalize=True, force_download=False)
+        model = _load_static(path)
         log.info("loaded the static embedder from %s", path)
         return model
     import torch
@@ -170,6 +169,23 @@ def load_embedder():
     model.max_seq_length = DOC_MAX_TOKENS
     log.info("loaded %s (%s) from %s", SOURCE_MODEL, dtype, model_path())
     return model
+
+
+def _load_static(path: Path):
+    """model2vec's model from our folder, as `StaticModel.from_pretrained(path, normalize=True)` makes it,
+    without its loader: that imports the Hugging Face hub client (a third of a second a process) to
+    resolve names that may need a download, and this folder is always local."""
+    import safetensors
+    from model2vec.model import StaticModel
+    from tokenizers import Tokenizer
+
+    with safetensors.safe_open(str(path / "model.safetensors"), framework="numpy") as tensors:
+        stored = {name: tensors.get_tensor(name) for name in tensors.keys()}   # noqa: SIM118 (not a dict)
+    config = json.loads((path / "config.json").read_text())
+    return StaticModel(vectors=stored["embeddings"], tokenizer=Tokenizer.from_file(str(path / "tokenizer.json")),
+                       config=config, normalize=True, weights=stored.get("weights"),
+                       token_mapping=stored.get("mapping"), **({"max_length": config["max_length"]}
+                                                               if "max_length" in config else {}))
 
 
 def _encode(model, texts: list[str], batch_size: int, max_tokens: int) -> np.ndarray:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
@@ -31,6 +31,8 @@ _BLOCK = 64  # queries per sparse-score block (block x rows float64 scores in me
 # terms (`godot` is in every row and every query) are over nine tenths of the postings a block touches,
 # and adding a contiguous row costs a fraction of gathering and scattering its postings.
 _COMMON_TERM_SHARE = 1 / 32
+# `_top` reads every (hi - lo) / (this x k)-th score of a table for a floor under its k-th best
+_SAMPLE_PER_K = 8
 
 
 @dataclass(frozen=True)
@@ -61,11 +63,22 @@ class RetrievalParams:
 
 
 def _best(scores: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
-    """The `k` of each query's `rows` (positions, -1 = none) with the best scores."""
+    """The `k` of each query's `rows` (positions, -1 = none) with the best scores; of rows tied at
+    the last place, the lower positions."""
     if rows.shape[1] <= k:
         return rows
     values = np.where(rows >= 0, np.take_along_axis(scores, np.maximum(rows, 0), axis=1), -np.inf)
-    return np.take_along_axis(rows, np.argpartition(values, -k, axis=1)[:, -k:], axis=1)
+    order = np.lexsort((np.where(rows >= 0, rows, np.iinfo(np.int64).max), -values), axis=1)
+    return np.take_along_axis(rows, order[:, :k], axis=1)
+
+
+def _best_of(values: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the `k` largest `values`; of those tied at the k-th value, the first."""
+    if len(values) <= k:
+        return np.arange(len(values))
+    kth = values[np.argpartition(values, -k)[-k]]
+    above = np.flatnonzero(values > kth)
+    return np.sort(np.concatenate([above, np.flatnonzero(values == kth)[: k - len(above)]]))
 
 
 def _members(rows: np.ndarray, sorted_unique: np.ndarray) -> np.ndarray:
@@ -102,10 +115,26 @@ class Candidate:
         return asdict(self)
 
 
-@dataclass
-class _Pool:
-    """One query's candidate rows before hydration (row positions and scores, numpy)."""
+def _group_positions(owner: np.ndarray, groups: int) -> np.ndarray:
+    """Each element's 0-based position within its group, for a flat array ordered by group."""
+    counts = np.bincount(owner, minlength=groups)
+    return np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)
 
+
+def _running(mask: np.ndarray, owner: np.ndarray, groups: int) -> np.ndarray:
+    """How many elements of `mask` are true up to each element, within its group (ordered by group)."""
+    total = np.cumsum(mask)
+    counts = np.bincount(owner, minlength=groups)
+    before = np.concatenate([[0], total])[np.cumsum(counts) - counts]
+    return total - np.repeat(before, counts)
+
+
+@dataclass
+class _Pools:
+    """The candidate rows of a block of queries, flat and numpy: query `owner` (position in the block),
+    row position and scores; ordered by query and row until `_selected` orders each query's by score."""
+
+    owner: np.ndarray
     rows: np.ndarray
     sparse: np.ndarray
     sparse_rank: np.ndarray  # 0 = not a BM25 candidate
@@ -113,6 +142,25 @@ class _Pool:
     score: np.ndarray
     via: np.ndarray  # row position of the bridging candidate, -1 for none
     table_rank: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def take(self, at: np.ndarray) -> "_Pools":
+        """The rows at `at` (before selection)."""
+        return _Pools(*(getattr(self, f.name)[at] for f in fields(self) if f.name != "table_rank"))
+
+    def joined(self, other: "_Pools", at: np.ndarray) -> "_Pools":
+        """Both pools' rows together (before selection), in the order `at` gives to their concatenation."""
+        return _Pools(*(np.concatenate([getattr(self, f.name), getattr(other, f.name)])[at]
+                        for f in fields(self) if f.name != "table_rank"))
+
+
+@dataclass(frozen=True)
+class _Found:
+    """The candidates of a list of queries before their rows are read: `sizes[j]` of them for the
+    j-th distinct query, in order, best first; query i asked the `of_query[i]`-th."""
+
+    pools: _Pools
+    sizes: list[int]
+    of_query: list[int]
 
 
 @dataclass(frozen=True)
@@ -153,6 +201,8 @@ class CorpusIndex:
         self.size = bm25.size
         self._dense = dense
         self._vectors = np.asarray(vectors)
+        self._vectors32: np.ndarray | None = None  # the vectors as float32 (`_float_rows`)
+        self._widened = 0
         self._rows = rows
         self._link_ptr, self._link_idx = links if links is not None else (np.zeros(self.size + 1, np.int64),
                                                                            np.zeros(0, np.int32))
@@ -221,6 +271,17 @@ class CorpusIndex:
             out.append(np.unique(np.concatenate(rows)).astype(np.int64) if rows else np.zeros(0, np.int64))
         return out
 
+    def _float_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The vectors of `rows` as float32. Widening half floats costs more than the product with the
+        query, so once this process has widened as many rows as the index has, it keeps them all widened
+        (about 80 MB here); a small analysis never pays for that copy."""
+        if self._vectors32 is None:
+            self._widened += len(rows)
+            if self._widened < self.size:
+                return self._vectors[rows].astype(np.float32)
+            self._vectors32 = self._vectors.astype(np.float32)
+        return self._vectors32[rows]
+
     def _common_weights(self) -> np.ndarray:
         if self._common_rows is None:
             rows = np.zeros((len(self._common), self.size), dtype=self._data.dtype)  # about 32 MB here
@@ -265,13 +326,23 @@ class CorpusIndex:
         return flat.reshape(nq, n)
 
     def _top(self, scores: np.ndarray, k: int, lo: int, hi: int) -> np.ndarray:
-        """Row positions of the best `k` positive scores within [lo, hi), per query (-1 = none)."""
+        """Row positions of the best `k` positive scores within [lo, hi), per query (-1 = none); of
+        rows tied at the last place, the lower positions.
+
+        Partitioning every score of a large table is most of a search; so the `k`-th best score of
+        every `stride`-th row, which no row of the true `k` best scores less than, leaves about
+        `k x stride` rows per query to choose from, and only those are partitioned."""
         part = scores[:, lo:hi]
         k = min(k, hi - lo)
+        top = np.full((len(part), max(k, 0)), -1, dtype=np.int64)
         if k <= 0:
-            return np.full((scores.shape[0], 0), -1, dtype=np.int64)
-        idx = np.argpartition(part, -k, axis=1)[:, -k:] if k < hi - lo else np.tile(np.arange(hi - lo), (len(part), 1))
-        top = np.where(np.take_along_axis(part, idx, axis=1) > 0, idx + lo, -1)
+            return top
+        stride = max(1, (hi - lo) // (_SAMPLE_PER_K * k))
+        floor = np.partition(part[:, ::stride], -k, axis=1)[:, -k] if k < hi - lo else np.zeros(len(part))
+        for i, (values, at_least) in enumerate(zip(part, floor.tolist())):
+            rows = np.flatnonzero(values > 0) if at_least <= 0 else np.flatnonzero(values >= at_least)
+            rows = rows[_best_of(values[rows], k)]
+            top[i, : len(rows)] = rows + lo
         return top
 
     def _sparse_picks(self, scores: np.ndarray, ranges: list[tuple[int, int]], params: RetrievalParams) -> np.ndarray:
@@ -283,7 +354,10 @@ class CorpusIndex:
         picks += [_best(scores, rows, params.k_sparse_per_table) for rows in per_table]
         return np.concatenate(picks, axis=1)
 
-    def _pools(self, queries: Sequence[Query], params: RetrievalParams, table: str | None) -> list[_Pool]:
+    def _pools(self, queries: Sequence[Query], params: RetrievalParams, table: str | None) -> list[_Pools]:
+        """The selected candidates of each block of queries. Every step works on the whole block's
+        candidates at once (flat arrays, each row tagged with its query): a numpy call per step and
+        block, where one per step and query made half of the search's time."""
         ranges = [self.tables[table]] if table else list(self.tables.values())
         lo_all, hi_all = (ranges[0] if table else (0, self.size))
         qvecs = embedding.embed_queries([q.dense_text for q in queries])
@@ -292,133 +366,171 @@ class CorpusIndex:
         dense_keys = np.atleast_2d(matches.keys).astype(np.int64)
         # usearch answers a single query with `Matches` (no counts), several with `BatchMatches`
         dense_counts = np.atleast_1d(getattr(matches, "counts", dense_keys.shape[1]))
-        pools: list[_Pool] = []
+        out: list[_Pools] = []
         for b0 in range(0, len(queries), _BLOCK):
             block = queries[b0 : b0 + _BLOCK]
+            nq, n = len(block), self.size
             scores = self._sparse_block([self._query_terms(q.sparse_terms, params) for q in block])
-            exact = self._exact_hits(block) if params.w_exact_hit else [np.zeros(0, np.int64)] * len(block)
+            exact = self._exact_hits(block) if params.w_exact_hit else []
+            exact_keys = np.concatenate([np.zeros(0, np.int64)] + [q * n + e for q, e in enumerate(exact)])
             sparse_pick = self._sparse_picks(scores, ranges, params)
-            for j in range(len(block)):
-                qi = b0 + j
-                s_rows = np.unique(sparse_pick[j][sparse_pick[j] >= 0])
-                d_rows = dense_keys[qi, : dense_counts[qi]]
-                if table:
-                    d_rows = d_rows[(d_rows >= lo_all) & (d_rows < hi_all)]
-                rows = np.union1d(s_rows, d_rows)
-                pool = self._fuse(rows, s_rows, scores[j], qvecs[qi], params, exact[j])
-                pools.append(self._follow_links(pool, s_rows, scores[j], qvecs[qi], params, lo_all, hi_all,
-                                                exact[j]))
-        return pools
+            base = np.arange(nq, dtype=np.int64)[:, None] * n
+            picked = np.unique((base + sparse_pick)[sparse_pick >= 0])
+            dense_rows = dense_keys[b0 : b0 + nq]
+            near = np.arange(dense_rows.shape[1]) < dense_counts[b0 : b0 + nq, None]
+            if table:
+                near &= (dense_rows >= lo_all) & (dense_rows < hi_all)
+            keys = np.union1d(picked, (base + dense_rows)[near])
+            owner, rows = np.divmod(keys, n)
+            sparse = scores[owner, rows]
+            # each query's BM25 picks ranked by score, then by row
+            is_pick = np.flatnonzero(_members(keys, picked))
+            ranked = is_pick[np.lexsort((rows[is_pick], -sparse[is_pick], owner[is_pick]))]
+            sparse_rank = np.zeros(len(keys), dtype=np.int64)
+            sparse_rank[ranked] = _group_positions(owner[ranked], nq) + 1
+            top = np.zeros(nq)   # each query's best BM25 pick (0 for none)
+            firsts = ranked[sparse_rank[ranked] == 1]
+            top[owner[firsts]] = sparse[firsts]
+            best_any = np.maximum(scores.max(axis=1), 1e-9)
+            pools = self._fused(owner, rows, sparse, sparse_rank, np.where(top > 0, top, best_any),
+                                qvecs[b0 : b0 + nq], exact_keys, params)
+            pools = self._follow_links(pools, scores, qvecs[b0 : b0 + nq], top, best_any, exact_keys, params,
+                                       lo_all, hi_all)
+            out.append(self._selected(pools, params, nq))
+        return out
 
-    def _fuse(self, rows: np.ndarray, s_rows: np.ndarray, scores: np.ndarray, qvec: np.ndarray,
-              params: RetrievalParams, exact: np.ndarray) -> _Pool:
-        sparse = scores[rows].astype(np.float64)
-        dense = np.asarray(self._vectors[rows], dtype=np.float32) @ qvec
-        sparse_rank = np.zeros(len(rows), dtype=np.int64)
-        if len(s_rows):
-            order = s_rows[np.argsort(-scores[s_rows], kind="stable")]
-            sparse_rank[np.searchsorted(rows, order)] = np.arange(1, len(order) + 1)
-        top = float(scores[s_rows].max()) if len(s_rows) else 0.0
-        best = top if top > 0 else max(float(scores.max()), 1e-9)
+    def _fused(self, owner: np.ndarray, rows: np.ndarray, sparse: np.ndarray, sparse_rank: np.ndarray,
+               best: np.ndarray, qvecs: np.ndarray, exact_keys: np.ndarray, params: RetrievalParams) -> _Pools:
+        """Dense cosine fused with BM25 (over the query's `best`), its rank and exact whole-name hits."""
+        vectors = self._float_rows(rows)
+        dense = np.empty(len(rows), dtype=np.float32)
+        bounds = np.searchsorted(owner, np.arange(len(qvecs) + 1))
+        for q in np.flatnonzero(np.diff(bounds)).tolist():   # one product per query, as a lone query gets
+            dense[bounds[q] : bounds[q + 1]] = vectors[bounds[q] : bounds[q + 1]] @ qvecs[q]
         rank_term = np.where(sparse_rank > 0, params.rrf_k / (params.rrf_k + np.maximum(sparse_rank, 1) - 1), 0.0)
-        score = params.w_dense * dense + params.w_sparse * (sparse / best) + params.w_rank * rank_term
-        score = score + params.w_exact_hit * _members(rows, exact)
-        return _Pool(rows, sparse, sparse_rank, dense.astype(np.float64), score, np.full(len(rows), -1))
+        score = params.w_dense * dense + params.w_sparse * (sparse / best[owner]) + params.w_rank * rank_term
+        score = score + params.w_exact_hit * _members(owner * self.size + rows, exact_keys)
+        return _Pools(owner, rows, sparse, sparse_rank, dense.astype(np.float64), score, np.full(len(rows), -1))
 
-    def _follow_links(self, pool: _Pool, s_rows: np.ndarray, scores: np.ndarray, qvec: np.ndarray,
-                      params: RetrievalParams, lo: int, hi: int, exact: np.ndarray) -> _Pool:
-        """Bridged rows of the best candidates score at least `w_link` x the candidate's score.
+    def _follow_links(self, pools: _Pools, scores: np.ndarray, qvecs: np.ndarray, top: np.ndarray,
+                      best_any: np.ndarray, exact_keys: np.ndarray, params: RetrievalParams,
+                      lo: int, hi: int) -> _Pools:
+        """Bridged rows of each query's best candidates score at least `w_link` x the candidate's score.
 
         A hit on `KinematicBody2D -> CharacterBody2D` so brings the CharacterBody2D docs, and a
         prototype hit the mappings it illustrates, whatever their own wording.
         """
-        if params.w_link <= 0 or len(self._link_idx) == 0 or len(pool.rows) == 0:
-            return pool
-        best = np.argsort(-pool.score, kind="stable")[: params.link_from]
-        parents = pool.rows[best]
+        if params.w_link <= 0 or len(self._link_idx) == 0 or len(pools.rows) == 0:
+            return pools
+        n, nq = self.size, len(qvecs)
+        order = np.lexsort((pools.rows, -pools.score, pools.owner))
+        best = order[_group_positions(pools.owner[order], nq) < params.link_from]
+        parents = pools.rows[best]
         starts, ends = self._link_ptr[parents], self._link_ptr[parents + 1]
         counts = ends - starts
         if counts.sum() == 0:
-            return pool
+            return pools
         offsets = np.cumsum(counts) - counts
         idx = np.arange(int(counts.sum())) - np.repeat(offsets - starts, counts)
         linked = np.asarray(self._link_idx[idx], dtype=np.int64)
+        owner = np.repeat(pools.owner[best], counts)
         parent_of = np.repeat(parents, counts)
-        inherited = params.w_link * np.repeat(pool.score[best], counts)
+        inherited = params.w_link * np.repeat(pools.score[best], counts)
         keep = (linked >= lo) & (linked < hi)
-        linked, parent_of, inherited = linked[keep], parent_of[keep], inherited[keep]
-        new_rows = np.setdiff1d(linked, pool.rows)
-        if len(new_rows):
-            extra = self._fuse(new_rows, s_rows[:0], scores, qvec, params, exact)  # none is a BM25 pick
-            merged = np.concatenate([pool.rows, extra.rows])
-            order = np.argsort(merged, kind="stable")
-            pool = _Pool(merged[order], *(np.concatenate([a, b])[order] for a, b in (
-                (pool.sparse, extra.sparse), (pool.sparse_rank, extra.sparse_rank), (pool.dense, extra.dense),
-                (pool.score, extra.score), (pool.via, extra.via))))
+        linked_keys, parent_of, inherited = owner[keep] * n + linked[keep], parent_of[keep], inherited[keep]
+        keys = pools.owner * n + pools.rows
+        new = np.setdiff1d(linked_keys, keys)
+        if len(new):   # none of them is a BM25 pick: fused over the query's best score of any row
+            new_owner, new_rows = np.divmod(new, n)
+            extra = self._fused(new_owner, new_rows, scores[new_owner, new_rows], np.zeros(len(new), np.int64),
+                                best_any, qvecs, exact_keys, params)
+            merged = np.concatenate([keys, new])
+            at = np.argsort(merged, kind="stable")
+            pools, keys = pools.joined(extra, at), merged[at]
         # one inherited score per linked row: its best parent's, raised a little per further parent
-        targets, inverse = np.unique(linked, return_inverse=True)
+        targets, inverse = np.unique(linked_keys, return_inverse=True)
         best_parent = np.zeros(len(targets))
         np.maximum.at(best_parent, inverse, inherited)
         winner = np.full(len(targets), -1, dtype=np.int64)
         winner[inverse[inherited == best_parent[inverse]]] = parent_of[inherited == best_parent[inverse]]
-        at = np.searchsorted(pool.rows, targets)
-        gain = best_parent + params.w_link_own * pool.score[at]
+        at = np.searchsorted(keys, targets)
+        gain = best_parent + params.w_link_own * pools.score[at]
         # a bridge only vouches for a row that has evidence of its own (a BM25 match or a close vector)
-        top = float(scores[s_rows].max()) if len(s_rows) else 0.0
-        own = (pool.sparse[at] >= params.link_min_sparse * top) & (pool.sparse[at] > 0)
-        own |= pool.dense[at] >= params.link_min_dense
-        raise_ = own & (gain > pool.score[at])
-        pool.score[at[raise_]] = gain[raise_]
-        pool.via[at[raise_]] = winner[raise_]
-        return pool
+        own = (pools.sparse[at] >= params.link_min_sparse * top[targets // n]) & (pools.sparse[at] > 0)
+        own |= pools.dense[at] >= params.link_min_dense
+        raise_ = own & (gain > pools.score[at])
+        pools.score[at[raise_]] = gain[raise_]
+        pools.via[at[raise_]] = winner[raise_]
+        return pools
 
-    def _select(self, pool: _Pool, params: RetrievalParams) -> _Pool:
-        """Best `k_final` by fused score, with each table's best `min_per_table` guaranteed."""
-        order = np.argsort(-pool.score, kind="stable")
-        tables = self._table_of[pool.rows[order]]
-        table_rank = np.zeros(len(order), dtype=np.int64)
-        for t in np.unique(tables):
-            mask = tables == t
-            table_rank[mask] = np.arange(1, int(mask.sum()) + 1)
-        guaranteed = np.flatnonzero(table_rank <= params.min_per_table)
-        if len(guaranteed) >= params.k_final:
-            keep = guaranteed[: params.k_final]
-        else:
-            rest = np.flatnonzero(table_rank > params.min_per_table)[: params.k_final - len(guaranteed)]
-            keep = np.sort(np.concatenate([guaranteed, rest]))
-        chosen = order[keep]
-        return _Pool(pool.rows[chosen], pool.sparse[chosen], pool.sparse_rank[chosen], pool.dense[chosen],
-                     pool.score[chosen], pool.via[chosen], table_rank[keep])
+    def _selected(self, pools: _Pools, params: RetrievalParams, nq: int) -> _Pools:
+        """Each query's best `k_final` by fused score (ties: lower row first), with each table's best
+        `min_per_table` guaranteed; in score order."""
+        order = np.lexsort((pools.rows, -pools.score, pools.owner))
+        owner = pools.owner[order]
+        groups = owner * len(self._table_names) + self._table_of[pools.rows[order]]
+        by_table = np.argsort(groups, kind="stable")
+        table_rank = np.empty(len(order), dtype=np.int64)
+        table_rank[by_table] = _group_positions(groups[by_table], nq * len(self._table_names)) + 1
+        guaranteed = table_rank <= params.min_per_table
+        room = params.k_final - np.bincount(owner, weights=guaranteed, minlength=nq).astype(np.int64)
+        keep = (guaranteed & (_running(guaranteed, owner, nq) <= params.k_final)) | (
+            ~guaranteed & (_running(~guaranteed, owner, nq) <= room[owner]))
+        chosen = pools.take(order[keep])
+        chosen.table_rank = table_rank[keep]
+        return chosen
 
     # -- public API -----------------------------------------------------------------------
     def search(self, queries: Sequence[Query], params: RetrievalParams | None = None,
                table: str | None = None) -> list[list[Candidate]]:
         """Candidates for every query, best first; `table` restricts the search to one table."""
+        return self._candidates(self._found(queries, params, table))
+
+    def _found(self, queries: Sequence[Query], params: RetrievalParams | None = None,
+               table: str | None = None) -> "_Found":
+        """What `search` finds, as row positions and scores, before the rows are read. A query asked
+        again in the same call (scenes repeat their node blocks) is searched once."""
         params = params or RetrievalParams()
-        if not queries:
-            return []
         if table is not None and table not in self.tables:
             raise ValueError(f"unknown or empty table {table!r}: the index has {', '.join(self.tables)}")
-        chosen = [self._select(p, params) for p in self._pools(queries, params, table)]
-        columns = self._take(np.concatenate([c.rows for c in chosen]), ("table", "id", "title", "text"))
-        vias = np.concatenate([c.via for c in chosen])
+        slot: dict[tuple, int] = {}
+        distinct: list[Query] = []
+        of_query: list[int] = []
+        for q in queries:
+            key = (tuple(q.sparse_terms), q.dense_text)
+            if key not in slot:
+                slot[key] = len(distinct)
+                distinct.append(q)
+            of_query.append(slot[key])
+        if not distinct:
+            return _Found(_Pools(*(np.zeros(0, np.int64) for _ in range(7))), [], [])
+        blocks = self._pools(distinct, params, table)
+        chosen = _Pools(*(np.concatenate([getattr(b, f.name) for b in blocks]) for f in fields(_Pools)))
+        sizes = np.concatenate([np.bincount(b.owner, minlength=min(_BLOCK, len(distinct) - i * _BLOCK))
+                                for i, b in enumerate(blocks)]).tolist()
+        return _Found(chosen, sizes, of_query)
+
+    def _candidates(self, found: "_Found") -> list[list[Candidate]]:
+        """The candidates of `found`, with their rows' ids, titles and texts, a list per query asked."""
+        chosen, sizes = found.pools, found.sizes
+        columns = self._take(chosen.rows, ("table", "id", "title", "text"))
+        vias = chosen.via
         via_ids = self._take(np.maximum(vias, 0), ("id",))["id"]
         # every pool's values as Python numbers at once (numpy scalars one by one cost more than the rows)
-        sparse, dense, score = ([round(x, 4) for x in np.concatenate([getattr(c, name) for c in chosen]).tolist()]
+        sparse, dense, score = ([round(x, 4) for x in getattr(chosen, name).tolist()]
                                 for name in ("sparse", "dense", "score"))
-        sparse_rank = np.concatenate([c.sparse_rank for c in chosen]).tolist()
-        table_rank = np.concatenate([c.table_rank for c in chosen]).tolist()
-        out: list[list[Candidate]] = []
+        sparse_rank, table_rank, has_via = chosen.sparse_rank.tolist(), chosen.table_rank.tolist(), (vias >= 0).tolist()
+        lists: list[list[Candidate]] = []
         at = 0
-        for c in chosen:
-            out.append([Candidate(
+        for size in sizes:
+            lists.append([Candidate(
                 rank=i - at + 1, table=columns["table"][i], id=columns["id"][i], title=columns["title"][i],
                 text=columns["text"][i], sparse_score=sparse[i], sparse_rank=sparse_rank[i] or None,
                 dense_score=dense[i], score=score[i], table_rank=table_rank[i],
-                via=via_ids[i] if vias[i] >= 0 else None,
-            ) for i in range(at, at + len(c.rows))])
-            at += len(c.rows)
-        return out
+                via=via_ids[i] if has_via[i] else None,
+            ) for i in range(at, at + size)])
+            at += size
+        return [list(lists[i]) for i in found.of_query]
 
     def _take(self, positions: np.ndarray, names: tuple[str, ...]) -> dict[str, list]:
         """Columns of the row metadata at `positions` (one gather from the memory-mapped file)."""
