@@ -176,7 +176,7 @@ def _load_static(path: Path):
     without its loader: that imports the Hugging Face hub client (a third of a second a process) to
     resolve names that may need a download, and this folder is always local."""
     import safetensors
-    from model2vec.model import StaticModel
+    from model2vec.model import DEFAULT_MAX_LENGTH, StaticModel
     from tokenizers import Tokenizer
 
     with safetensors.safe_open(str(path / "model.safetensors"), framework="numpy") as tensors:
@@ -184,8 +184,7 @@ def _load_static(path: Path):
     config = json.loads((path / "config.json").read_text())
     return StaticModel(vectors=stored["embeddings"], tokenizer=Tokenizer.from_file(str(path / "tokenizer.json")),
                        config=config, normalize=True, weights=stored.get("weights"),
-                       token_mapping=stored.get("mapping"), **({"max_length": config["max_length"]}
-                                                               if "max_length" in config else {}))
+                       token_mapping=stored.get("mapping"), max_length=config.get("max_length", DEFAULT_MAX_LENGTH))
 
 
 def _encode(model, texts: list[str], batch_size: int, max_tokens: int) -> np.ndarray:

@@ -154,16 +154,6 @@ class _Pools:
 
 
 @dataclass(frozen=True)
-class _Found:
-    """The candidates of a list of queries before their rows are read: `sizes[j]` of them for the
-    j-th distinct query, in order, best first; query i asked the `of_query[i]`-th."""
-
-    pools: _Pools
-    sizes: list[int]
-    of_query: list[int]
-
-
-@dataclass(frozen=True)
 class Postings:
     """The BM25 weights bm25s saved (a term x row CSC matrix of precomputed scores, and its vocabulary),
     read with numpy alone: importing bm25s (scipy, numba) costs a third of a second a process and the
@@ -483,36 +473,29 @@ class CorpusIndex:
     # -- public API -----------------------------------------------------------------------
     def search(self, queries: Sequence[Query], params: RetrievalParams | None = None,
                table: str | None = None) -> list[list[Candidate]]:
-        """Candidates for every query, best first; `table` restricts the search to one table."""
-        return self._candidates(self._found(queries, params, table))
-
-    def _found(self, queries: Sequence[Query], params: RetrievalParams | None = None,
-               table: str | None = None) -> "_Found":
-        """What `search` finds, as row positions and scores, before the rows are read. A query asked
-        again in the same call (scenes repeat their node blocks) is searched once."""
+        """Candidates for every query, best first; `table` restricts the search to one table. A query
+        asked again in the same call (scenes repeat their node blocks) is searched once."""
         params = params or RetrievalParams()
         if table is not None and table not in self.tables:
             raise ValueError(f"unknown or empty table {table!r}: the index has {', '.join(self.tables)}")
         slot: dict[tuple, int] = {}
         distinct: list[Query] = []
-        of_query: list[int] = []
         for q in queries:
             key = (tuple(q.sparse_terms), q.dense_text)
             if key not in slot:
                 slot[key] = len(distinct)
                 distinct.append(q)
-            of_query.append(slot[key])
         if not distinct:
-            return _Found(_Pools(*(np.zeros(0, np.int64) for _ in range(7))), [], [])
+            return []
         blocks = self._pools(distinct, params, table)
         chosen = _Pools(*(np.concatenate([getattr(b, f.name) for b in blocks]) for f in fields(_Pools)))
         sizes = np.concatenate([np.bincount(b.owner, minlength=min(_BLOCK, len(distinct) - i * _BLOCK))
                                 for i, b in enumerate(blocks)]).tolist()
-        return _Found(chosen, sizes, of_query)
+        found = self._candidates(chosen, sizes)
+        return [list(found[slot[(tuple(q.sparse_terms), q.dense_text)]]) for q in queries]
 
-    def _candidates(self, found: "_Found") -> list[list[Candidate]]:
-        """The candidates of `found`, with their rows' ids, titles and texts, a list per query asked."""
-        chosen, sizes = found.pools, found.sizes
+    def _candidates(self, chosen: _Pools, sizes: list[int]) -> list[list[Candidate]]:
+        """The selected pools as candidates with their rows' ids, titles and texts: `sizes[j]` for query j."""
         columns = self._take(chosen.rows, ("table", "id", "title", "text"))
         vias = chosen.via
         via_ids = self._take(np.maximum(vias, 0), ("id",))["id"]
@@ -520,17 +503,17 @@ class CorpusIndex:
         sparse, dense, score = ([round(x, 4) for x in getattr(chosen, name).tolist()]
                                 for name in ("sparse", "dense", "score"))
         sparse_rank, table_rank, has_via = chosen.sparse_rank.tolist(), chosen.table_rank.tolist(), (vias >= 0).tolist()
-        lists: list[list[Candidate]] = []
+        out: list[list[Candidate]] = []
         at = 0
         for size in sizes:
-            lists.append([Candidate(
+            out.append([Candidate(
                 rank=i - at + 1, table=columns["table"][i], id=columns["id"][i], title=columns["title"][i],
                 text=columns["text"][i], sparse_score=sparse[i], sparse_rank=sparse_rank[i] or None,
                 dense_score=dense[i], score=score[i], table_rank=table_rank[i],
                 via=via_ids[i] if has_via[i] else None,
             ) for i in range(at, at + size)])
             at += size
-        return [list(lists[i]) for i in found.of_query]
+        return out
 
     def _take(self, positions: np.ndarray, names: tuple[str, ...]) -> dict[str, list]:
         """Columns of the row metadata at `positions` (one gather from the memory-mapped file)."""
