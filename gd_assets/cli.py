@@ -12,7 +12,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from gd_assets import broker, home, lake, orchestrate, postgres, store, views
+from gd_assets import broker, home, lake, orchestrate, postgres, serve, store, views
 from gd_assets.core.duck import StoreError
 from gd_assets.core.dump import to_dump
 from gd_assets.core.ingest import IngestError, ingest
@@ -23,6 +23,7 @@ from gd_assets.printers import (
     print_fragments,
     print_hits,
     print_migration,
+    print_server,
     print_show,
     print_status,
     print_verdict,
@@ -181,6 +182,15 @@ def cmd_db(args) -> int:
     return emit(doc, args.json, print_db)
 
 
+def cmd_serve(args) -> int:
+    if args.child is not None:
+        serve.serve_child(args.child, args.idle, serve.Commands(parser().parse_args, run, resume_hint))  # never returns
+    if args.stop or args.status:
+        doc = serve.control("stop" if args.stop else "status")
+        return emit(doc, args.json, print_server)
+    return serve.serve(args.idle)
+
+
 def cmd_mcp(args) -> int:
     from gd_assets.mcp_server import serve
 
@@ -286,6 +296,14 @@ def parser() -> argparse.ArgumentParser:
                 "(Dagster's Celery executor)", json_=False)
     p.add_argument("--name", help="the worker's Celery node name (default: gd-assets-<pid>@<host>)")
     p.add_argument("--concurrency", type=int, default=1, metavar="N", help="steps at once (default 1)")
+    p = command("serve", cmd_serve, "keep a warm process for this data directory that runs the commands of "
+                "every shell (analyze, migrate, status...), sparing each Python's and Dagster's start-up; until "
+                "stopped")
+    p.add_argument("--idle", type=float, default=0, metavar="MINUTES",
+                   help="stop after this long without a command (default: never)")
+    p.add_argument("--stop", action="store_true", help="stop this data directory's server")
+    p.add_argument("--status", action="store_true", help="whether a server runs for this data directory, and what it does")
+    p.add_argument("--child", type=int, help=argparse.SUPPRESS)   # the serving process `serve` starts, on this socket
     p = command("mcp", cmd_mcp, "serve the analyses to coding agents over the Model Context Protocol (stdio)",
                 json_=False)
     p.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP on a loopback address instead of stdio")
@@ -300,7 +318,7 @@ def _interrupted(signum, frame):
     raise KeyboardInterrupt  # SIGTERM ends a command like Ctrl-C: one line, not a traceback
 
 
-def _resume_hint(args) -> str:
+def resume_hint(args) -> str:
     """What to type after an interrupted command: every fragment recorded so far is kept."""
     if getattr(args, "source", None) and args.command in ("analyze", "migrate"):
         name = orchestrate.project_name(orchestrate.absolute_source(args.source), args.project)
@@ -312,21 +330,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `gd-assets status X | head` ends quietly
     signal.signal(signal.SIGTERM, _interrupted)
     args = parser().parse_args(argv)
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        print(resume_hint(args), file=sys.stderr)
+        sys.stderr.flush()
+        os._exit(130)  # the pipeline thread stops with the process; its finished batches are recorded
+
+
+def run(args) -> int:
+    """One parsed command; a known error is one line on stderr (`gd_assets.serve` runs commands here too)."""
     if args.verbose:
         os.environ["GD_ASSETS_VERBOSE"] = "1"
     try:
-        if args.command not in ("db", "broker"):
+        if args.command not in ("db", "broker", "serve"):
             postgres.check_reachable()
             orchestrate.check_settings()
         return args.func(args)
     except (orchestrate.PipelineError, views.NotFound, views.BadArgument, IngestError, JudgeError,
-            postgres.DatabaseError, StoreError, broker.BrokerError) as error:
+            postgres.DatabaseError, StoreError, broker.BrokerError, serve.ServeError) as error:
         print(f"gd-assets: error: {error}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print(_resume_hint(args), file=sys.stderr)
-        sys.stderr.flush()
-        os._exit(130)  # the pipeline thread stops with the process; its finished batches are recorded
 
 
 if __name__ == "__main__":

@@ -1,16 +1,17 @@
-"""What the command line prints: one printer per document of `views` (the `--json` form is the document itself)."""
+"""What the command line prints: one printer per document of `views` (the `--json` form is the document itself).
+`out=None` prints to `sys.stdout` as it is at the call: in `gd-assets serve`, the stream of the client asking."""
 
 from __future__ import annotations
 
 import json
-import sys
+import time
 
 from gd_assets import home, views
 from gd_assets.core.cues import JUDGE_ONLY
 from gd_assets.core.places import line_range, place
 
 
-def print_fragments(doc: dict, out=sys.stdout) -> None:
+def print_fragments(doc: dict, out=None) -> None:
     rows = doc["fragments"]
     dumped = any(r["dump_start_line"] is not None for r in rows)
     width = max([len(r["key"]) for r in rows] + [3])
@@ -25,7 +26,7 @@ def print_fragments(doc: dict, out=sys.stdout) -> None:
             print(f"  {r['path']}: {r['reason']}", file=out)
 
 
-def print_show(doc: dict, out=sys.stdout) -> None:
+def print_show(doc: dict, out=None) -> None:
     t = doc["tracking"]
     print(f"fragment      {doc['key']}", file=out)
     print(f"current file  {t['path']}            (tracking only: never searched)", file=out)
@@ -68,7 +69,7 @@ def print_show(doc: dict, out=sys.stdout) -> None:
             print(f"  {name}: {value}", file=out)
 
 
-def print_migration(doc: dict, out=sys.stdout) -> None:
+def print_migration(doc: dict, out=None) -> None:
     kinds = ", ".join(f"{n} {k}" for k, n in doc["manual_by_kind"].items()) or "none"
     print(f"{doc['project']}: {doc['files_changed']} files changed, {len(doc['edits'])} edits; "
           f"left to do by hand: {len(doc['manual'])} ({kinds})", file=out)
@@ -82,7 +83,7 @@ def print_migration(doc: dict, out=sys.stdout) -> None:
     print(f"  migrated copy: {doc['out']}\n  patch: {doc['patch']}", file=out)
 
 
-def print_verdict(doc: dict, out=sys.stdout) -> None:
+def print_verdict(doc: dict, out=None) -> None:
     c = doc["counts"]
     print(f"{doc['project']}: {doc['verdict']} (confidence {doc['confidence']:.2f})", file=out)
     print(f"  {doc['explanation']}", file=out)
@@ -98,7 +99,7 @@ def print_verdict(doc: dict, out=sys.stdout) -> None:
     print(f"  report: {home.reports_dir() / (doc['project'] + '.html')}", file=out)
 
 
-def print_status(doc: dict, out=sys.stdout) -> None:
+def print_status(doc: dict, out=None) -> None:
     """The seed's view: `player.gd E016-E018  stopped`, one line per fragment in file order."""
     places = [place(r, short=True) for r in doc["fragments"]]
     width = max(len(p) for p in places)
@@ -121,12 +122,12 @@ def print_status(doc: dict, out=sys.stdout) -> None:
         print(f"Godot {v['godot']} on the migrated copy ({v['verified_at']}): " + "; ".join(v["lines"]), file=out)
 
 
-def print_hits(hits: list[dict], out=sys.stdout) -> None:
+def print_hits(hits: list[dict], out=None) -> None:
     for h in hits:
         print(f"{h['score']:7.3f}  {h['table']:<16} {h['id']}\n         {h['title']}", file=out)
 
 
-def print_db(doc: dict, out=sys.stdout) -> None:
+def print_db(doc: dict, out=None) -> None:
     where = doc["url"] if doc["url"] else "sqlite in the data home"
     print(f"instance: {doc['instance']} ({where}{', from ' + doc['from'] if doc['from'] else ''})", file=out)
     if doc["cluster"]:
@@ -138,7 +139,7 @@ def print_db(doc: dict, out=sys.stdout) -> None:
         print(f"maintenance: {json.dumps(doc['maintenance'])}", file=out)
 
 
-def print_verification(doc: dict, out=sys.stdout) -> None:
+def print_verification(doc: dict, out=None) -> None:
     """The figures, the causes, then each failing file with its first error."""
     f = doc["figures"]
     print(f"{doc['project']}: Godot {doc['godot']} on a scratch copy of {doc['copy']}", file=out)
@@ -167,3 +168,13 @@ def print_verification(doc: dict, out=sys.stdout) -> None:
         if len(new) > 20:
             print(f"    … {len(new) - 20} more runtime errors (see --json)", file=out)
     print(f"  report: {home.reports_dir() / (doc['project'] + '.verify.md')}", file=out)
+
+
+def print_server(doc: dict, out=None) -> None:
+    if not doc["running"]:
+        print(f"stopped server {doc['stopped']} of {doc['home']}" if doc.get("stopped")
+              else f"no server for {doc['home']} (socket {doc['socket']})", file=out)
+        return
+    doing = f"running `gd-assets {doc['busy']}`" if doc["busy"] else "idle"
+    print(f"server {doc['pid']} for {doc['home']} since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(doc['since']))}: "
+          f"{doc['served']} commands served, {doing} (socket {doc['socket']})", file=out)

@@ -56,11 +56,11 @@ class TerminalProgress:
     and the time left. On a terminal one line redrawn every second; elsewhere a plain line every
     `every` seconds (GD_ASSETS_PROGRESS_EVERY). Nothing is printed for work that ends before the first report."""
 
-    def __init__(self, request: str | None = None, judge: str | None = None, out: TextIO = sys.stderr,
+    def __init__(self, request: str | None = None, judge: str | None = None, out: TextIO | None = None,
                  every: float | None = None):
         self.progress = AnalysisProgress(request, judge)
-        self.out = out
-        self.tty = out.isatty()
+        self.out = out or sys.stderr   # as it is now: in `gd-assets serve`, the client's
+        self.tty = self.out.isatty()
         default = float(os.environ.get("GD_ASSETS_PROGRESS_EVERY") or (1.0 if self.tty else 10.0))
         self.every = every if every is not None else default
         self.stop = threading.Event()
