@@ -98,7 +98,7 @@ def test_ctrl_c_ends_the_served_command_like_its_own_process_and_a_fresh_one_ser
     served `resume` finishes the rest."""
     env, proc, log = server
     big = tmp_path / "big"
-    write_project(big, files=200)
+    write_project(big, files=300)
     first_pid = server_status(env)["pid"]
     analysis = subprocess.Popen([GD_ASSETS, "analyze", str(big)], env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, cwd=REPO)
@@ -109,7 +109,8 @@ def test_ctrl_c_ends_the_served_command_like_its_own_process_and_a_fresh_one_ser
     assert meanwhile.returncode == 0 and "dodge-godot3" in meanwhile.stdout
     assert f"is running `gd-assets analyze {big}`" in meanwhile.stderr
 
-    analysis.send_signal(signal.SIGINT)   # the served command above took seconds: the analysis is under way
+    wait_until(lambda: client("status", "big", env=env).returncode == 0, "sliced project")   # run here: busy
+    analysis.send_signal(signal.SIGINT)   # the analysis is under way: its fragments are sliced
     out, err = analysis.communicate(timeout=120)
     assert analysis.returncode == 130, err
     assert "interrupted; what was recorded is kept: `gd-assets resume big`" in err
@@ -118,12 +119,12 @@ def test_ctrl_c_ends_the_served_command_like_its_own_process_and_a_fresh_one_ser
     assert renewed["served"] == 0 and not renewed["busy"]
     assert "interrupted by its client" in log.read_text()
     cut = json.loads(client("status", "big", "--json", env=env).stdout)
-    assert cut["counts"]["done"] < len(cut["fragments"]) == 2200
+    assert cut["counts"]["done"] < len(cut["fragments"]) == 3300
 
     resumed = client("resume", "big", env=env)
     assert resumed.returncode == 0, resumed.stderr
     done = json.loads(client("status", "big", "--json", env=env).stdout)["counts"]
-    assert done["done"] == 2200 and not done["failed"] + done["stopped"] + done["waiting"] + done["running"], done
+    assert done["done"] == 3300 and not done["failed"] + done["stopped"] + done["waiting"] + done["running"], done
     assert server_status(env)["served"] == 3
 
 
