@@ -37,7 +37,8 @@ from pathlib import Path
 from gd_assets import home
 
 SERVED = frozenset({"analyze", "migrate", "fragments", "status", "show", "resume", "forget", "search"})
-SETTING_PREFIXES = ("GD_ASSETS_", "DAGSTER_", "AWS_", "XDG_", "HF_", "OPENAI_", "VLLM_", "PG", "LC_", "OMP_", "TORCH")
+SETTING_PREFIXES = ("GD_ASSETS_", "DAGSTER_", "AWS_", "XDG_", "HF_", "TRANSFORMERS_", "OPENAI_", "VLLM_", "CUDA_", "PG",
+                    "LC_", "OMP_", "TORCH")
 SETTING_NAMES = ("PATH", "PYTHONPATH", "HOME", "TMPDIR", "LANG", "VIRTUAL_ENV")
 SWITCH = "GD_ASSETS_SERVER"   # "off": this shell never hands a command over
 RESTART = 75                  # a child's exit status that asks for a fresh child
