@@ -314,10 +314,6 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def _interrupted(signum, frame):
-    raise KeyboardInterrupt  # SIGTERM ends a command like Ctrl-C: one line, not a traceback
-
-
 def resume_hint(args) -> str:
     """What to type after an interrupted command: every fragment recorded so far is kept."""
     if getattr(args, "source", None) and args.command in ("analyze", "migrate"):
@@ -328,7 +324,7 @@ def resume_hint(args) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `gd-assets status X | head` ends quietly
-    signal.signal(signal.SIGTERM, _interrupted)
+    signal.signal(signal.SIGTERM, serve.interrupted)
     args = parser().parse_args(argv)
     try:
         return run(args)

@@ -45,9 +45,9 @@ class WorkerError(Exception):
     """A queued run failed, its worker died, or the daemon that dequeues them stopped."""
 
 
-def _die_with_parent() -> None:
-    """Runs in the daemon's process before exec: SIGTERM it when the process that started it dies
-    (even by kill -9), so no daemon outlives the command it serves."""
+def die_with_parent() -> None:
+    """Runs in a child's process before exec (the daemon, `gd-assets serve`'s serving child): SIGTERM it
+    when the process that started it dies (even by kill -9), so none outlives what it serves."""
     PR_SET_PDEATHSIG = 1
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
@@ -98,7 +98,7 @@ class RunQueue:
         with self.daemon_log.open("wb") as out:
             self.daemon = subprocess.Popen(
                 [sys.executable, "-m", "dagster._daemon", "run", "-w", str(home.workspace_file())],
-                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
 
     def wait(self, run_ids: Sequence[str]) -> None:
         """Until every run has finished; starts a daemon while queued runs have none to dequeue them.

@@ -16,7 +16,6 @@ the files changed.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import hashlib
 import io
 import json
@@ -108,8 +107,22 @@ def servable(argv: list[str]) -> bool:
             and os.environ.get(SWITCH, "").lower() not in ("off", "0", "no"))
 
 
-def _interrupted(signum, frame):
-    raise KeyboardInterrupt  # SIGTERM ends a command like Ctrl-C, as in `gd_assets.cli`
+def interrupted(signum, frame):
+    raise KeyboardInterrupt  # SIGTERM ends a command like Ctrl-C: one line, not a traceback (`gd_assets.cli` too)
+
+
+def _greeted(path: Path) -> tuple[socket.socket, object, dict]:
+    """A connection to the server at `path`, its reader and the server's greeting (OSError, ValueError,
+    TypeError or KeyError when none answers in time)."""
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.settimeout(HELLO_SECONDS)
+        conn.connect(str(path))
+        reader = conn.makefile("r", encoding="utf-8")
+        return conn, reader, json.loads(reader.readline() or "null")["hello"]
+    except BaseException:
+        conn.close()
+        raise
 
 
 def hand_over(argv: list[str]) -> int | None:
@@ -120,13 +133,10 @@ def hand_over(argv: list[str]) -> int | None:
         return None
     verbose = "-v" in argv or "--verbose" in argv
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, _interrupted)
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    signal.signal(signal.SIGTERM, interrupted)
+    conn = None
     try:
-        conn.settimeout(HELLO_SECONDS)
-        conn.connect(str(path))
-        reader = conn.makefile("r", encoding="utf-8")
-        hello = json.loads(reader.readline() or "null")["hello"]
+        conn, reader, hello = _greeted(path)
         if hello["busy"]:
             return _declined(conn, verbose, f"it is running `gd-assets {hello['busy']}`")
         conn.settimeout(None)
@@ -171,8 +181,9 @@ def _relay(conn: socket.socket, reader, verbose: bool) -> int | None:
     return 1
 
 
-def _declined(conn: socket.socket, verbose: bool, why: str) -> None:
-    conn.close()
+def _declined(conn: socket.socket | None, verbose: bool, why: str) -> None:
+    if conn is not None:
+        conn.close()
     if verbose:
         print(f"gd-assets: this home's server does not take the command: {why}; running it here", file=sys.stderr)
     return None
@@ -181,17 +192,16 @@ def _declined(conn: socket.socket, verbose: bool, why: str) -> None:
 def control(action: str) -> dict:
     """`serve --status` (what the server of this home is doing) or `serve --stop`."""
     path = socket_path(home.data_home(create=False))
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.settimeout(HELLO_SECONDS)
     try:
-        conn.connect(str(path))
-        reader = conn.makefile("r", encoding="utf-8")
-        hello = json.loads(reader.readline() or "null")["hello"]
-        if action == "stop":
-            _send(conn, {"stop": True})
-            json.loads(reader.readline() or "null")
+        conn, reader, hello = _greeted(path)
     except (OSError, ValueError, TypeError, KeyError):
         return {"running": False, "stopped": None, "socket": str(path), "home": str(home.data_home(create=False))}
+    try:
+        if action == "stop":
+            _send(conn, {"stop": True})
+            reader.readline()
+    except OSError:
+        pass   # it stopped before answering
     finally:
         conn.close()
     if action == "stop":
@@ -205,6 +215,9 @@ def control(action: str) -> dict:
 def serve(idle_minutes: float = 0) -> int:
     """Hold this home's socket and keep a warm child serving it until stopped (Ctrl-C, SIGTERM, `serve
     --stop`, or `idle_minutes` without a command when above 0)."""
+    # no serving child outlives the process holding the socket
+    from gd_assets.run_queue import die_with_parent
+
     data_home = home.data_home()
     path = socket_path(data_home)
     path.parent.mkdir(mode=0o700, exist_ok=True)
@@ -224,7 +237,7 @@ def serve(idle_minutes: float = 0) -> int:
         while True:
             child = subprocess.Popen([sys.executable, "-m", "gd_assets", "serve", "--child", str(listener.fileno()),
                                       "--idle", str(idle_minutes)],
-                                     pass_fds=[listener.fileno()], env=_PRISTINE, preexec_fn=_die_with_parent)
+                                     pass_fds=[listener.fileno()], env=_PRISTINE, preexec_fn=die_with_parent)
             code = _wait(child)
             if code != RESTART:
                 return code
@@ -247,10 +260,6 @@ def _wait(child: subprocess.Popen) -> int:
             return child.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
             continue
-
-
-def _die_with_parent() -> None:
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: no child outlives its holder
 
 
 def _log(line: str) -> None:
@@ -279,6 +288,7 @@ class _Frames(io.TextIOBase):
     def __init__(self, conn: socket.socket, lock: threading.RLock, kind: str, tty: bool):
         self.conn, self.lock, self.kind, self.tty = conn, lock, kind, tty
         self.pending: list[str] = []
+        self.size = 0   # characters pending
         self.gone = False
 
     @property
@@ -291,13 +301,14 @@ class _Frames(io.TextIOBase):
     def write(self, text: str) -> int:
         with self.lock:   # the command's threads write too (the progress line)
             self.pending.append(text)
-            if "\n" in text or sum(map(len, self.pending)) > 8192:
+            self.size += len(text)
+            if "\n" in text or self.size > 8192:
                 self.flush()
         return len(text)
 
     def flush(self) -> None:
         with self.lock:
-            text, self.pending = "".join(self.pending), []
+            text, self.pending, self.size = "".join(self.pending), [], 0
             if text:
                 self.send({self.kind: text})
 
