@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from gd_assets import serve
+from gd_assets.core import heap
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -13,6 +14,7 @@ def main(argv: list[str] | None = None) -> int:
     code = serve.hand_over(argv) if serve.servable(argv) else None
     if code is not None:
         return code
+    heap.hold()   # `cli.main` settles the heap once its modules are imported
     from gd_assets import cli
 
     return cli.main(argv)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gd_assets import broker, home, lake, orchestrate, postgres, serve, store, views
+from gd_assets.core import heap
 from gd_assets.core.duck import StoreError
 from gd_assets.core.dump import to_dump
 from gd_assets.core.ingest import IngestError, ingest
@@ -323,15 +324,19 @@ def resume_hint(args) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The process's command: its signals, its heap (`gd_assets.core.heap`) and its exit on Ctrl-C."""
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `gd-assets status X | head` ends quietly
     signal.signal(signal.SIGTERM, serve.interrupted)
     args = parser().parse_args(argv)
+    heap.settle(collect=False)   # the modules are imported and stay: collections pass them over
     try:
         return run(args)
     except KeyboardInterrupt:
         print(resume_hint(args), file=sys.stderr)
         sys.stderr.flush()
         os._exit(130)  # the pipeline thread stops with the process; its finished batches are recorded
+    finally:
+        heap.before_exit()
 
 
 def run(args) -> int:

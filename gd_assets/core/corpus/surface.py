@@ -14,7 +14,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 
-from gd_assets.core import duck
+from gd_assets.core import duck, heap
 
 GLOBAL_CLASSES = ("@GDScript", "@GlobalScope")
 # Godot 3 classes whose members Godot 4 moved to classes of other names (no rename row pairs them)
@@ -481,4 +481,5 @@ def _read_surface(corpus_db: str, _state: tuple[int, int, int]) -> Surface:
         surface.renames[category][old] = new
         if category == "class":
             surface.class_renames[old] = new
+    heap.settle()   # the surface lives as long as the process: later collections pass it over
     return surface
