@@ -3,9 +3,9 @@
     GD_ASSETS_CORPUS_HOME=/path/to/built/corpus python bench/collector.py [PROJECT] [--repeat 3]
 
 Each pair analyses PROJECT (default: the bundled example) from nothing, each run in a process and a
-data home of its own: once as shipped (the objects alive once the API surface is read are frozen
-out of later collections, and so are those alive at exit), once with `heap.settle` and
-`heap.before_exit` doing nothing. The two alternate, so a machine whose speed drifts drifts for
+data home of its own: once as shipped (imports with the collector held, then the modules, the API
+surface once read and what is alive at exit frozen out of later collections), once with `heap.hold`,
+`heap.settle` and `heap.before_exit` doing nothing. The two alternate, so a machine whose speed drifts drifts for
 both. Printed: the command's wall time, the seconds its collections took until `main` returned (the
 last collection at exit is in the wall time only), and the verdict, which must be the same.
 """
@@ -24,7 +24,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-# Runs `gd-assets analyze` in this process, timing every collection; `off` turns the heap's two calls into no-ops.
+# Runs `gd-assets analyze` in this process, timing every collection; `off` turns the heap's calls into no-ops.
 COMMAND = """
 import gc, json, sys, time
 spent = [0.0, 0]
