@@ -86,7 +86,8 @@ def cmd_migrate(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    row = orchestrate.verify(args.project, args.godot, args.run, args.godot3, args.frames, args.scene_frames)
+    row = orchestrate.verify(args.project, args.godot, args.run, args.godot3, args.frames, args.scene_frames,
+                             args.play, not args.no_frames)
     return emit(views.verification_document(row), args.json, print_verification)
 
 
@@ -250,6 +251,11 @@ def parser() -> argparse.ArgumentParser:
                    "or godot3 / godot3-server / godot on PATH); without one the copy runs alone")
     p.add_argument("--frames", type=int, help="frames of the main scene's run (default 600)")
     p.add_argument("--scene-frames", type=int, help="frames of each scene's run alone (default 30)")
+    p.add_argument("--play", metavar="FILE", help="with --run: the input both are played with, a line an event: "
+                   "`FRAME ACTION pressed|released` (ACTION an input action, or click:K, the K-th button on screen); "
+                   "default: a seeded player of the project's input map")
+    p.add_argument("--no-frames", action="store_true", help="with --run: no rendered play (frames and play traces "
+                   "beside the original's, on a virtual display)")
     command("show", cmd_show, "the debug view of one fragment: tracking, body, cues, candidates",
             ("project", None), ("key", "fragment key, e.g. mini-dodge/player.gd::_process"))
     p = command("status", cmd_status, "per-fragment progress: done, failed, stopped, running, waiting; stale count",

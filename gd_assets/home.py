@@ -15,6 +15,7 @@ CORPORA_DB = "corpora.duckdb"     # the corpus tables (in the corpus home)
 INDEX_DIR = "index"               # retrieval index builds (in the corpus home)
 SOURCES_DIR = "sources"           # downloaded corpus sources (in the corpus home)
 REPORTS_DIR = "reports"
+PLAYS_DIR = "plays"               # the played runs of `verify --run`, kept by content (frames, traces)
 INBOX_DIR = "inbox"
 DAGSTER_DIR = "dagster"
 POSTGRES_DIR = "postgres"         # the local PostgreSQL cluster of `gd-assets db start`
@@ -160,6 +161,10 @@ def sources_dir() -> Path:
 
 def reports_dir() -> Path:
     return _folder(data_home() / REPORTS_DIR)
+
+
+def plays_dir() -> Path:
+    return _folder(data_home() / PLAYS_DIR)
 
 
 def inbox_dir() -> Path:

@@ -339,10 +339,12 @@ def migrate(source: str, project: str | None = None, out: str | None = None, pat
 
 
 def verify(project: str, godot: str | None = None, run: bool = False, godot3: str | None = None,
-           frames: int | None = None, scene_frames: int | None = None) -> dict:
+           frames: int | None = None, scene_frames: int | None = None, play: str | None = None,
+           watch: bool = True) -> dict:
     """Run Godot 4 on a scratch copy of the project's migrated copy (`project_verification`), and with `run`
-    the game itself beside the original in Godot 3; returns its row. Godot runs the copy's code (in a sandbox),
-    so only an explicit command gets here."""
+    the game itself beside the original in Godot 3 (and, with `watch`, both played rendered with the same input,
+    `play` or a seeded player); returns its row. Godot runs the copy's code (in a sandbox), so only an explicit
+    command gets here."""
     if store.one_row("migrations", project) is None:
         raise PipelineError(f"project {project!r} has no migrated copy: run `gd-assets migrate` first")
     try:
@@ -350,8 +352,11 @@ def verify(project: str, godot: str | None = None, run: bool = False, godot3: st
         find_sandbox()
     except (GodotNotFound, SandboxUnavailable) as error:
         raise PipelineError(str(error)) from error
+    if play and not Path(play).is_file():
+        raise PipelineError(f"{play}: no such input script")
     config = {k: v for k, v in {"godot": godot, "godot3": godot3, "run": run or None, "frames": frames,
-                                "scene_frames": scene_frames}.items() if v}
+                                "scene_frames": scene_frames, "play": str(Path(play).resolve()) if play else None,
+                                "watch": None if watch else False}.items() if v is not None and v != ""}
     materialize([project_verification], partition_key=project,
                 run_config={"ops": {"project_verification": {"config": config}}} if config else None)
     row = store.one_row("verifications", project)

@@ -296,6 +296,29 @@ def sandbox():
         pytest.fail(str(error))
 
 
+@pytest.fixture(scope="session")
+def godot3_renderer(godot3):
+    """Godot 3.6's runtime that renders (Debian's `godot3-runner`, installed beside the server by
+    `scripts/install-godot.sh`); without one the test fails with the reason."""
+    from gd_assets.core.engines import GodotNotFound, find_renderer3
+
+    try:
+        return find_renderer3(godot3)
+    except GodotNotFound as error:
+        pytest.fail(str(error))
+
+
+@pytest.fixture(scope="session")
+def display():
+    """The virtual display the played runs render on (Xvfb); without it the test fails with what to install."""
+    from gd_assets.core.display import DisplayUnavailable, find_display
+
+    try:
+        return find_display()
+    except DisplayUnavailable as error:
+        pytest.fail(str(error))
+
+
 # --- PostgreSQL for the Dagster instance -----------------------------------------------------------
 
 

@@ -9,22 +9,32 @@ the copy or the source; each error Godot reports is traced to its fragment and t
 line) it comes from.
 """
 
+import base64
 import datetime as dt
+import io
 import json
+import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import dagster as dg
+from PIL import Image
 
 from gd_assets import home, store
 from gd_assets.assets.metadata import md_table
 from gd_assets.assets.migration import project_migration
-from gd_assets.core.engines import GodotNotFound, find_godot
+from gd_assets.core.display import DisplayUnavailable, find_display
+from gd_assets.core.engines import GodotNotFound, find_godot, find_renderer3
+from gd_assets.core.frames import seen_figures
 from gd_assets.core.game_run import (
     FPS,
     FRAMES,
+    PLAYS,
     RUN_TIMEOUT,
     SCENE_FRAMES,
+    SHOT_EVERY,
+    PlaySettings,
     RunSettings,
     compare,
     run_figure_lines,
@@ -32,6 +42,7 @@ from gd_assets.core.game_run import (
 )
 from gd_assets.core.ingest import IngestError, raw_files
 from gd_assets.core.migration import migrated_path
+from gd_assets.core.play import PlayScriptError, policy, read_script
 from gd_assets.core.report import verification_markdown, with_verification
 from gd_assets.core.rewrite.rules import load_rules
 from gd_assets.core.sandbox import SandboxUnavailable, find_sandbox
@@ -40,9 +51,11 @@ from gd_assets.core.verify import (
     FIGURES,
     IMPORT_TIMEOUT,
     Problem,
+    Watch,
     attribute,
     causes,
     figure_lines,
+    input_actions,
     verify,
 )
 from gd_assets.partitions import projects_partitions
@@ -53,7 +66,9 @@ RUN_LIMITS = 5000  # nodes and printed lines kept per run in the stored report
 class VerificationConfig(dg.Config):
     """`godot`: a Godot 4 executable (empty: $GODOT4, $GODOT, `godot4` or `godot` on PATH); `run`: also run
     the game (the main scene `frames` frames at `fps`, then each scene with a script `scene_frames` frames),
-    and the original beside it in `godot3` (empty: $GODOT3, `godot3`, `godot3-server` or `godot` on PATH)."""
+    and the original beside it in `godot3` (empty: $GODOT3, `godot3`, `godot3-server` or `godot` on PATH); with
+    `watch` (and a display), both also played rendered for `frames` frames with the same input (`play`, an
+    input script, or a seeded player), a frame kept every `shot_every`, each engine `plays` times."""
 
     godot: str = ""
     godot3: str = ""
@@ -61,6 +76,10 @@ class VerificationConfig(dg.Config):
     frames: int = FRAMES
     scene_frames: int = SCENE_FRAMES
     fps: int = FPS
+    watch: bool = True      # with `run`: also play both rendered, with input, and compare frames and traces
+    play: str = ""          # an input script (play.py) instead of the seeded player
+    shot_every: int = SHOT_EVERY
+    plays: int = PLAYS
     run_timeout: float = RUN_TIMEOUT
     import_timeout: float = IMPORT_TIMEOUT
     check_timeout: float = CHECK_TIMEOUT
@@ -139,13 +158,17 @@ def project_verification(context: dg.AssetExecutionContext, config: Verification
     context.log.info(f"{project}: Godot {godot.version} on a scratch copy of {copy}, {sandbox.describe()}")
     settings = RunSettings(config.frames, config.scene_frames, config.fps, timeout=config.run_timeout) \
         if config.run else None
+    pictures = home.reports_dir() / f"{project}.frames"
     with tempfile.TemporaryDirectory(prefix="gd-original-") as tmp:
         original = Path(tmp) / "original"
         if godot3 is not None:
             original.mkdir()
             why = write_original(project, original)
+        watch, unseen = _watch(config, copy, original if godot3 is not None and not why else None, godot3, pictures)
+        if unseen:
+            context.log.warning(f"{project}: {unseen}")
         report, runs = verify(copy, godot, config.import_timeout, config.check_timeout, sandbox, settings,
-                              original if godot3 is not None and not why else None, godot3, why)
+                              original if godot3 is not None and not why else None, godot3, why, watch)
     originals = {f["path"]: f["text"] for f in store.project_files(project, included_only=True).to_dicts()
                  if f["text"] is not None}
     renamed = json.loads(migration["renamed"])
@@ -175,8 +198,13 @@ def project_verification(context: dg.AssetExecutionContext, config: Verification
                 doc["own"] = True
             comparison.pop("errors_own"), comparison.pop("errors_new")
         figures["run"] = run_figures(runs.copy, runs.original, comparison, traced)
+        if config.watch:
+            _behind(runs.seen, rewrites, fragments, renamed)
+            figures["run"]["seen"] = seen_figures(runs.seen, runs.plays, unseen or runs.seen_missing)
         run_doc = {"sandbox": sandbox.describe(), "copy": _trimmed(runs.copy), "original": _trimmed(runs.original),
-                   "original_missing": runs.original_missing, "errors": traced, "comparison": comparison}
+                   "original_missing": runs.original_missing, "errors": traced, "comparison": comparison,
+                   "plays": {side: [p.to_json() for p in plays] for side, plays in runs.plays.items()},
+                   "seen": runs.seen}
     store.upsert("verifications", store.frame("verifications", [{
         "project": project, "copy": str(copy), "godot": godot.version, "figures": json.dumps(figures),
         "problems": json.dumps(problems, ensure_ascii=False),
@@ -184,9 +212,11 @@ def project_verification(context: dg.AssetExecutionContext, config: Verification
         "verified_at": dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)}]))
     md_path = home.reports_dir() / f"{project}.verify.md"
     md_path.write_text(verification_markdown(project, figures, figure_lines(figures), problems, run_doc))
+    seen = run_doc.get("seen") if run_doc else None
     for page, is_html in ((home.reports_dir() / f"{project}.md", False), (home.reports_dir() / f"{project}.html", True)):
         if page.exists():  # the project's report gets the figures too
-            page.write_text(with_verification(page.read_text(), godot.version, figure_lines(figures), is_html))
+            page.write_text(with_verification(page.read_text(), godot.version, figure_lines(figures), is_html, seen,
+                                              pictures.name))
     context.log.info(f"{project}: " + "; ".join(figure_lines(figures)))
     return dg.MaterializeResult(metadata={
         "godot": godot.version,
@@ -204,5 +234,79 @@ def project_verification(context: dg.AssetExecutionContext, config: Verification
             "runtime errors": figures["run"]["runtime_errors"],
             "nodes kept": figures["run"]["nodes_matched_share"] if figures["run"]["nodes_matched_share"] is not None
             else "", "sandbox": sandbox.describe()} if run_doc is not None else {}),
+        **(_seen_metadata(seen, figures["run"]["seen"]) if seen else {}),
         "report": dg.MetadataValue.path(str(md_path)),
     })
+
+
+def _watch(config: VerificationConfig, copy: Path, original: Path | None, godot3, pictures: Path) -> tuple[Watch | None, str]:
+    """What the played run needs, or why it cannot be had (no display: the run goes on headless, without frames)."""
+    if not (config.run and config.watch):
+        return None, ""
+    try:
+        display = find_display()
+    except DisplayUnavailable as error:
+        return None, str(error)
+    try:
+        events = read_script(Path(config.play)) if config.play else \
+            policy(input_actions(((original or copy) / "project.godot").read_text(encoding="utf-8", errors="replace")),
+                   config.frames)
+    except PlayScriptError as error:
+        raise dg.Failure(str(error)) from error
+    renderer3, missing = None, ""
+    if original is not None:
+        try:
+            renderer3 = find_renderer3(godot3)
+        except GodotNotFound as error:
+            missing = str(error)
+    shutil.rmtree(pictures, ignore_errors=True)
+    settings = PlaySettings(config.frames, config.fps, events=tuple(events), shot_every=config.shot_every,
+                            plays=max(1, config.plays), timeout=config.run_timeout)
+    return Watch(settings, display, renderer3, home.plays_dir(), pictures, missing), ""
+
+
+def _behind(seen: dict | None, rewrites: dict, fragments: list[dict], renamed: dict) -> None:
+    """Each difference of the played run gets the manual items left in what draws it: the node's script, else
+    the scene the frame shows (a font size, a property no rule converted)."""
+    if not seen:
+        return
+    back = {new: old for old, new in renamed.items()}
+    by_path: dict[str, list[dict]] = {}
+    for fragment in fragments:
+        for item in rewrites.get(fragment["key"], {}).get("manual", []):
+            by_path.setdefault(fragment["path"], []).append({"path": fragment["path"], "what": item["what"]})
+
+    def items(path: str, about: Callable[[str], bool] = lambda what: True) -> list[dict]:
+        return [item for item in by_path.get(back.get(path, path), []) if about(item["what"])][:3] if path else []
+
+    for frame in seen["frames"]:
+        for finding in frame["findings"]:
+            name = finding.get("node", "").rsplit("/", 1)[-1]
+            # in the scene: a font's items for a font size, else the items naming the node
+            about = (lambda what: "Font" in what) if finding["kind"] == "font" else \
+                (lambda what, name=name: bool(name) and (f'"{name}"' in what or f"`{name}`" in what))
+            finding["behind"] = items(finding.get("script", "")) or items(frame["scene"], about)
+    for node in seen["trace"]["diverging"]:
+        node["behind"] = items(node.get("script", ""))
+
+
+def _seen_metadata(seen: dict, f: dict) -> dict:
+    """The played run in the asset's metadata: its figures, the worst frames (small pictures) and the trace."""
+    rows = [(x["frame"], x["scene"], x["ssim"], x["worst"], "; ".join(d["what"] for d in x["findings"][:4])[:300])
+            for x in seen["frames"] if not x["matches"]][:12]
+    pictures = []
+    for x in [x for x in seen["frames"] if x["image"]][:3]:
+        with Image.open(x["image"]) as image:
+            image.thumbnail((720, 200))
+            buffer = io.BytesIO()
+            image.convert("RGB").save(buffer, "JPEG", quality=70)
+        pictures.append(f"**frame {x['frame']}** (original | copy | difference)\n\n"
+                        f"![frame {x['frame']}](data:image/jpeg;base64,{base64.b64encode(buffer.getvalue()).decode()})")
+    return {
+        "frames matching": f"{f['frames_matching']} of {f['frames_compared']}",
+        "first divergence": f["first_divergence"] if f["first_divergence"] is not None else "none",
+        "worst frames": dg.MetadataValue.md(md_table(["frame", "scene", "SSIM", "worst region", "differs"], rows)),
+        **({"worst frame pictures": dg.MetadataValue.md("\n\n".join(pictures))} if pictures else {}),
+        "play trace": dg.MetadataValue.md(md_table(["frame", "node", "class", "differs"], [
+            (d["frame"], d["node"], d["class"], d["differs"][:200]) for d in seen["trace"]["diverging"]])),
+    }

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gd_assets.core.display import Display
 from gd_assets.core.sandbox import Sandbox
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)")
@@ -44,15 +45,20 @@ class Godot:
 
     def run(self, args: Sequence[str], home: Path, timeout: float, sandbox: Sandbox | None = None,
             writable: Sequence[Path] = (), env: Mapping[str, str] | None = None, merge: bool = False,
-            ) -> tuple[int | None, str]:
+            display: Display | None = None) -> tuple[int | None, str]:
         """Exit status (None on timeout) and stderr + stdout (one stream, in order, with `merge`); the
-        whole process group dies on timeout."""
+        whole process group dies on timeout. With a `display` the engine renders (Godot 4 with its
+        Compatibility renderer, the one Mesa's llvmpipe draws) and plays no sound."""
         environ = dict(os.environ, HOME=str(home), **(env or {}))
         for name, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache"),
                           ("XDG_RUNTIME_DIR", "runtime")):
             (home / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
             environ[name] = str(home / sub)
-        argv = [*self.command, *(["--headless"] if self.major >= 4 else []), *args]
+        if display is None:
+            argv = [*self.command, *(["--headless"] if self.major >= 4 else []), *args]
+        else:
+            renderer = ["--rendering-driver", "opengl3"] if self.major >= 4 else []
+            argv = display.wrap([*self.command, *renderer, "--audio-driver", "Dummy", *args])
         if sandbox is not None:
             argv = sandbox.wrap(argv, [home, *writable])
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -117,6 +123,35 @@ def godot_version(command: Sequence[str], timeout: float = 60.0, major: str = "4
 
 # Where each engine is looked for: environment variables, then names on PATH.
 _SEARCH = {"4": (("GODOT4", "GODOT"), ("godot4", "godot")), "3": (("GODOT3",), ("godot3", "godot3-server", "godot"))}
+RUNNER3 = "godot3-runner"  # Godot 3's runtime that renders (Debian's `godot3-server` draws nothing)
+HOW_TO_RUNNER = ("no Godot 3 runtime that renders (Debian's `godot3-runner`): set GODOT3_RUNNER or put `godot3-runner` "
+                 "beside the Godot 3 found (./scripts/install-godot.sh installs it); the original ran without frames")
+
+
+def _renders3(command: Sequence[str], timeout: float = 60.0) -> bool:
+    """Whether a Godot 3 build draws: its `--help` offers a GLES video driver (a server build offers 'Dummy')."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="gd-verify-help-") as tmp:
+            done = subprocess.run([*command, "--help"], capture_output=True, text=True, timeout=timeout,
+                                  stdin=subprocess.DEVNULL, env=dict(os.environ, HOME=tmp))
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "'GLES" in done.stdout + done.stderr
+
+
+def find_renderer3(godot3: Godot, env: Mapping[str, str] | None = None) -> Godot:
+    """The Godot 3 that draws frames: `godot3` itself unless it is a server build, else $GODOT3_RUNNER, a
+    `godot3-runner` beside it, or one on PATH (each a Godot 3.x that offers a GLES driver)."""
+    env = os.environ if env is None else env
+    if _renders3(godot3.command):
+        return godot3
+    candidates = [env.get("GODOT3_RUNNER") or "", str(Path(godot3.command[-1]).with_name(RUNNER3)),
+                  shutil.which(RUNNER3, path=env.get("PATH")) or ""]
+    for candidate in dict.fromkeys(c for c in candidates if c):
+        if os.access(candidate, os.X_OK) and (version := godot_version([candidate], major="3")) \
+                and _renders3([candidate]):
+            return Godot([candidate], version)
+    raise GodotNotFound(HOW_TO_RUNNER)
 
 
 def find_godot(explicit: str | None = None, env: Mapping[str, str] | None = None, major: str = "4") -> Godot:

@@ -13,6 +13,8 @@ visibility, rounded positions; the prints; the errors), and `compare` says where
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -24,7 +26,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
+from gd_assets.core.display import Display
 from gd_assets.core.engines import Godot
+from gd_assets.core.frames import seen_lines
+from gd_assets.core.play import Event, requests
 from gd_assets.core.sandbox import Sandbox
 
 TOOLS = {3: Path(__file__).with_name("run_tool3.gd"), 4: Path(__file__).with_name("run_tool4.gd")}
@@ -366,6 +371,108 @@ def import_godot3(godot: Godot, copy: Path, scratch: Path, sandbox: Sandbox, tim
     return time.monotonic() - start <= timeout
 
 
+# --- the played run: rendered, with input, frames and a trace ------------------------------------------------
+
+
+SHOT_EVERY = 60
+TRACE_EVERY = 10
+PLAYS = 2  # runs per engine: what differs between an engine's own two runs is its noise, not the copy's
+
+
+@dataclass
+class PlaySettings:
+    """The played run: `frames` frames rendered at `fps` with `events` (play.py), a frame kept every
+    `shot_every` frames and once each new scene has settled, the drawn nodes traced every `trace_every`."""
+
+    frames: int = FRAMES
+    fps: int = FPS
+    seed: int | None = SEED
+    events: tuple[Event, ...] = ()
+    shot_every: int = SHOT_EVERY
+    trace_every: int = TRACE_EVERY
+    plays: int = PLAYS
+    timeout: float = RUN_TIMEOUT
+
+    def requests(self, folder: Path) -> list[str]:
+        return ["mode\tplay", f"frames\t{self.frames}", f"shots\t{folder}", f"shot_every\t{self.shot_every}",
+                f"trace_every\t{self.trace_every}", *([f"seed\t{self.seed}"] if self.seed is not None else []),
+                *requests(self.events)]
+
+
+@dataclass
+class Play:
+    """One played run of one engine: where its frames (`f000060.png`...) and trace (`trace.tsv`) are."""
+
+    engine: str
+    folder: str
+    ended: str
+    frames: int
+    shots: list[int]
+    errors: list[RunError]
+    seconds: float
+    cached: bool = False
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, doc: dict) -> Play:
+        return cls(**{**doc, "errors": [RunError(**e) for e in doc["errors"]]})
+
+
+def tree_hash(folder: Path) -> str:
+    """A project folder's content, paths and bytes, as one hash (what a played run is kept by)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        relative = path.relative_to(folder).as_posix()
+        if relative.startswith((".godot/", ".import/")):
+            continue
+        digest.update(relative.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def play_key(tree: str, godot: Godot, settings: PlaySettings, number: int) -> str:
+    """What a played run's frames and trace depend on: the project, the engine, the run tool, the input."""
+    parts = [tree, godot.version, TOOLS[godot.major].read_text(encoding="utf-8"),
+             "\n".join(settings.requests(Path("-"))), str(settings.fps), str(number)]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
+
+
+def play_game(godot: Godot, copy: Path, scratch: Path, sandbox: Sandbox, display: Display, settings: PlaySettings,
+              out: Path, number: int = 1) -> Play:
+    """Play the scratch copy `copy` (imported already) rendered on `display`; its frames and trace go to `out`
+    (a folder of the cache: when `out` holds a finished play already, that is returned as it is)."""
+    done = out / "play.json"
+    if done.is_file():
+        play = Play.from_json(json.loads(done.read_text(encoding="utf-8")))
+        play.cached = True
+        return play
+    started = time.monotonic()
+    text = (copy / "project.godot").read_text(encoding="utf-8", errors="replace")
+    install_tool(copy, godot.major, False, text)
+    home = scratch / f"home{godot.major}"
+    home.mkdir(parents=True, exist_ok=True)
+    shots = home / f"play-{number}"
+    shutil.rmtree(shots, ignore_errors=True)
+    shots.mkdir()
+    request = home / f"run-play-{number}.txt"
+    request.write_text("\n".join(settings.requests(shots)) + "\n", encoding="utf-8")
+    status, log = godot.run(["--path", str(copy), "--fixed-fps", str(settings.fps)], home, settings.timeout, sandbox,
+                            [copy], {"GD_RUN_REQUESTS": str(request)}, merge=True, display=display)
+    (copy / "project.godot").write_text(text, encoding="utf-8")
+    phase = parse_run(log)
+    ended = "hang" if status is None else phase.ended if phase.ended in ("done", "quit", "load failed") else \
+        "crash" if status else "quit"
+    shutil.rmtree(out, ignore_errors=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(shots, out)
+    taken = sorted(int(p.stem[1:]) for p in out.glob("f*.png") if p.stem[1:].isdigit())
+    play = Play(godot.version, str(out), ended, phase.frames, taken, phase.errors, round(time.monotonic() - started, 1))
+    (out / "log.txt").write_text(log, encoding="utf-8")
+    done.write_text(json.dumps(play.to_json()), encoding="utf-8")  # last: a play without it is done again
+    return play
+
+
 # --- the fingerprint and the comparison ---------------------------------------------------------------------
 
 
@@ -535,4 +642,4 @@ def run_figure_lines(f: Mapping) -> list[str]:
         out.append(f"the original's nodes kept (same class and script): {f['nodes_matched']} of {f['nodes_original']}"
                    + (f" ({share:.0%})" if share is not None else ""))
         out.append(f"printed lines that differ: {f['prints_differ']}")
-    return out
+    return out + (seen_lines(f["seen"]) if f.get("seen") else [])

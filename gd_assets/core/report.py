@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from pathlib import Path
 from typing import Mapping, Sequence
 
 from gd_assets.core.places import place
@@ -151,6 +152,8 @@ def verification_markdown(project: str, figures: Mapping, lines: Sequence[str], 
         out.append(f"\n… {len(problems) - limit} more (`gd-assets verify {project} --json`)")
     if run is not None:
         out += run_markdown(run, limit)
+        if run.get("seen"):
+            out += seen_markdown(run["seen"], f"{project}.frames")
     return "\n".join(out) + "\n"
 
 
@@ -199,12 +202,76 @@ def run_markdown(run: Mapping, limit: int = 400) -> list[str]:
 _SECTION_MARK = "<!-- godot4-verification -->"
 
 
-def with_verification(report: str, godot: str, lines: Sequence[str], is_html: bool) -> str:
-    """A project's report with its Godot 4 verification section (replacing an earlier one), at the end."""
+def with_verification(report: str, godot: str, lines: Sequence[str], is_html: bool, seen: Mapping | None = None,
+                      pictures: str = "") -> str:
+    """A project's report with its Godot 4 verification section (replacing an earlier one), at the end; with
+    `seen`, the worst frames of the played run, original | copy | difference (images under `pictures`)."""
     report = report.split(_SECTION_MARK, 1)[0].removesuffix("</body></html>")
     if is_html:
         items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
         return (f"{report}{_SECTION_MARK}<h2>Godot 4 verification</h2><p>Godot {html.escape(godot)} on a scratch "
-                f"copy of the migrated project:</p><ul>{items}</ul></body></html>")
+                f"copy of the migrated project:</p><ul>{items}</ul>{seen_html(seen, pictures) if seen else ''}"
+                "</body></html>")
     return (f"{report.rstrip()}\n\n{_SECTION_MARK}\n## Godot 4 verification\n\nGodot {godot} on a scratch copy of "
-            "the migrated project:\n\n" + "\n".join(f"- {line}" for line in lines) + "\n")
+            "the migrated project:\n\n" + "\n".join(f"- {line}" for line in lines) + "\n"
+            + ("\n".join(seen_markdown(seen, pictures)) + "\n" if seen else ""))
+
+
+def _finding(f: Mapping) -> str:
+    where = f"{f['node']} ({f['class']})" if f.get("node") else "tile " + ",".join(str(v) for v in f["box"])
+    behind = "; ".join(f"{b['path']}: {b['what']}" for b in f.get("behind", []))
+    return f"{where}: {f['what']}" + (f" [manual: {behind}]" if behind else "")
+
+
+def seen_markdown(seen: Mapping, pictures: str, limit: int = 12) -> list[str]:
+    """The played run's section: the frames that differ most, each with what differs, then where the play
+    trace leaves the original's."""
+    out = ["", "## Seen and played beside the original", ""]
+    worst = [f for f in seen["frames"] if not f["matches"]][:limit]
+    if not worst:
+        out.append(f"All {seen['frames_compared']} frames compared match the original within the engines' noise.")
+    for f in worst:
+        out += [f"### Frame {f['frame']} ({f['scene'] or 'no scene'}): SSIM {f['ssim']}, worst region {f['worst']}", ""]
+        if f["image"]:
+            out += [f"![original | copy | difference]({pictures}/{Path(f['image']).name})", ""]
+        out += [f"- {_cell(_finding(x), 400)}" for x in f["findings"][:20]]
+        out.append("")
+    trace = seen["trace"]
+    out += ["### The play trace", ""]
+    if trace["first_divergence"] is None:
+        out.append(f"Within the engines' own noise for all {trace['last_frame'] or 0} traced frames.")
+    else:
+        out += [f"The copy first leaves the original at frame {trace['first_divergence']}; "
+                f"{trace['nodes_diverging']} nodes leave it in all.", "", "| frame | node | class | script | differs |",
+                "|---|---|---|---|---|"]
+        out += [f"| {d['frame']} | {_cell(d['node'])} | {d['class']} | {_cell(d['script'])} | {_cell(d['differs'], 300)} |"
+                for d in trace["diverging"]]
+    return out
+
+
+def seen_html(seen: Mapping, pictures: str, limit: int = 12) -> str:
+    """The worst frames, original | copy | difference with the differing regions outlined, worst first."""
+    parts = ["<h3>Seen and played beside the original</h3>"]
+    worst = [f for f in seen["frames"] if not f["matches"]][:limit]
+    if not worst:
+        parts.append(f"<p>All {seen['frames_compared']} frames compared match the original within the engines' "
+                     "noise.</p>")
+    for f in worst:
+        parts.append(f"<h4>Frame {f['frame']} ({html.escape(f['scene'] or 'no scene')}): SSIM {f['ssim']}, worst "
+                     f"region {f['worst']}</h4>")
+        if f["image"]:
+            parts.append(f'<p><img alt="original | copy | difference" src="{html.escape(pictures)}/'
+                         f'{html.escape(Path(f["image"]).name)}"><br>original | copy | difference</p>')
+        parts.append("<ul>" + "".join(f"<li>{html.escape(_finding(x))}</li>" for x in f["findings"][:20]) + "</ul>")
+    trace = seen["trace"]
+    if trace["first_divergence"] is not None:
+        rows = "".join(f"<tr><td>{d['frame']}</td><td>{html.escape(d['node'])}</td><td>{d['class']}</td>"
+                       f"<td>{html.escape(d['script'])}</td><td>{html.escape(d['differs'])}</td></tr>"
+                       for d in trace["diverging"])
+        parts.append(f"<p>The play trace first leaves the original at frame {trace['first_divergence']} "
+                     f"({trace['nodes_diverging']} nodes in all):</p><table><tr><th>frame</th><th>node</th>"
+                     f"<th>class</th><th>script</th><th>differs</th></tr>{rows}</table>")
+    else:
+        parts.append(f"<p>The play trace stays within the engines' own noise for all {trace['last_frame'] or 0} "
+                     "traced frames.</p>")
+    return "".join(parts)

@@ -23,14 +23,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
+from gd_assets.core.display import Display
 from gd_assets.core.engines import Godot
+from gd_assets.core.frames import compare_plays
 from gd_assets.core.game_run import (
     GameRun,
+    Play,
+    PlaySettings,
     RunSettings,
     import_godot3,
+    play_game,
+    play_key,
     run_figure_lines,
     run_game,
     scenes_with_scripts,
+    tree_hash,
 )
 from gd_assets.core.sandbox import Sandbox, find_sandbox
 from gd_assets.core.scene_text import blocks
@@ -431,15 +438,41 @@ class Runs:
     copy: GameRun
     original: GameRun | None = None
     original_missing: str = ""  # why the original did not run beside the copy
+    plays: dict[str, list[Play]] = field(default_factory=dict)   # copy / original: the played runs
+    seen: dict | None = None     # their frames and traces compared (frames.compare_plays)
+    seen_missing: str = ""       # why they were not
+
+
+@dataclass
+class Watch:
+    """What the played run needs (`verify --run` with a display): its settings, the display, Godot 3's renderer,
+    the folder its plays are kept in by content, and where the pictures of the worst frames go."""
+
+    settings: PlaySettings
+    display: Display
+    renderer3: Godot | None
+    cache: Path
+    out: Path
+    missing: str = ""            # why the original cannot be played (no renderer)
+
+
+def _plays(godot: Godot, copy: Path, scratch: Path, sandbox: Sandbox, watch: Watch, source: Path) -> list[Play]:
+    """The played runs of one engine, each kept by the content of `source` (the project as given), the engine,
+    the run tool and the input: a second verify of the same copy replays nothing."""
+    tree = tree_hash(source)
+    return [play_game(godot, copy, scratch, sandbox, watch.display, watch.settings,
+                      watch.cache / play_key(tree, godot, watch.settings, n), n)
+            for n in range(1, watch.settings.plays + 1)]
 
 
 def verify(project: Path, godot: Godot, import_timeout: float = IMPORT_TIMEOUT,
            check_timeout: float = CHECK_TIMEOUT, sandbox: Sandbox | None = None, run: RunSettings | None = None,
            original: Path | None = None, godot3: Godot | None = None, why_no_original: str = "",
-           ) -> tuple[Report, Runs | None]:
+           watch: Watch | None = None) -> tuple[Report, Runs | None]:
     """Import a scratch copy of `project` once, then check it and, with `run`, run it (and `original`, the
     Godot 3 project it was migrated from, in `godot3` on a scratch copy of its own). Every engine runs in
-    `sandbox` (found here when not given); `project` and `original` are never written to."""
+    `sandbox` (found here when not given); `project` and `original` are never written to. With `watch`, both
+    are also played rendered, with input, and their frames and traces compared."""
     if not (project / "project.godot").is_file():
         raise FileNotFoundError(f"{project}: no project.godot, not a Godot project folder")
     sandbox = sandbox or find_sandbox()
@@ -459,6 +492,14 @@ def verify(project: Path, godot: Godot, import_timeout: float = IMPORT_TIMEOUT,
             import_godot3(godot3, first, scratch / "original", sandbox, import_timeout)
             runs.original = run_game(godot3, first, scratch / "original", sandbox,
                                      scenes_with_scripts(first, project_files(first)), run)
+        if watch is not None:
+            runs.plays["copy"] = _plays(godot, copy, scratch, sandbox, watch, project)
+            if original is None or godot3 is None or watch.renderer3 is None:
+                runs.seen_missing = watch.missing or why_no_original or "no original to play beside the copy"
+            else:
+                runs.plays["original"] = _plays(watch.renderer3, first, scratch / "original", sandbox, watch, original)
+                folders = {side: [Path(p.folder) for p in plays] for side, plays in runs.plays.items()}
+                runs.seen = compare_plays(folders["original"], folders["copy"], watch.out)
         return report, runs
 
 
