@@ -13,8 +13,8 @@ from PIL import Image, ImageDraw
 from test_godot4_migration import run_cli
 
 from gd_assets import home, orchestrate
-from gd_assets.core import frames, game_run, play
-from gd_assets.core.verify import input_actions, prepare_copy
+from gd_assets.core import frames, game_run, play, verify
+from gd_assets.core.verify import input_actions
 
 GAME = FIXTURES / "frames-game"
 FONTS = (Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),)
@@ -151,15 +151,8 @@ def _game(tmp_path: Path, godot4) -> Path:
     return game
 
 
-def _play(godot, folder: Path, scratch: Path, sandbox, display, settings, cache: Path, godot3=None) -> list[Path]:
-    """Two played runs of `folder` (kept under `cache/<scratch's name>-N`)."""
-    copy = prepare_copy(folder, scratch)
-    if godot3 is not None:
-        game_run.import_godot3(godot3, copy, scratch, sandbox)
-    else:
-        godot.run(["--path", str(copy), "--import"], scratch / "home", 300, sandbox, [copy])
-    return [Path(game_run.play_game(godot, copy, scratch, sandbox, display, settings, cache / f"{scratch.name}-{n}",
-                                    n).folder) for n in (1, 2)]
+def _play(godot, folder: Path, sandbox, display, settings, cache: Path, godot3=None) -> list[Path]:
+    return [Path(p.folder) for p in verify.played(godot, folder, settings, display, sandbox, cache, godot3)]
 
 
 @pytest.mark.slow
@@ -183,9 +176,8 @@ def test_a_lost_font_size_an_unpinned_gravity_and_a_moved_node_show_and_do_not_o
          play.Event(150, "click:0", True), play.Event(153, "click:0", False)]
     settings = game_run.PlaySettings(frames=240, events=tuple(sorted(events, key=lambda e: e.frame)))
     cache = tmp_path / "plays"
-    original = _play(godot3_renderer, game, tmp_path / "s-original", sandbox, display, settings, cache, godot3)
-    plays = {folder.name: _play(godot4, folder, tmp_path / f"s-{folder.name}", sandbox, display, settings, cache)
-             for folder in (migrated, fixed, moved)}
+    original = _play(godot3_renderer, game, sandbox, display, settings, cache, godot3)
+    plays = {folder.name: _play(godot4, folder, sandbox, display, settings, cache) for folder in (migrated, fixed, moved)}
 
     seen = frames.compare_plays(original, plays[migrated.name], tmp_path / "pictures")
     kinds = {(f["kind"], f.get("node")) for x in seen["frames"] for f in x["findings"]}

@@ -29,12 +29,14 @@ from PIL import Image, ImageDraw
 PIXEL_FLOOR = 0.85
 TILE_FLOOR = 0.80
 GRID = (16, 9)
-WIDTH = 640              # frames are compared at most this wide
+WIDTH = 640              # frames are kept and compared at most this wide (a 1080p PNG costs an engine 0.3 s)
 MOVED_PX = 3.0           # a rect whose corner moved more than this (frame pixels, or 1% of the width) moved
 SIZE_RATIO = 1.15        # a rect this much larger or smaller in width or height was resized
 FONT_RATIO = 1.10        # a font size this much apart
 MARGIN = 4               # pixels around a widget or text that its engine's style may draw on
 BLEED = 6                # pixels SSIM's window (11 wide) spreads a difference past where it is
+TYPING = 4               # letters a typing effect a frame or two apart may differ by
+BURST_MAX = 3            # the original's frames this near a kept frame are its alignments in time
 TRACE_TOL = 1.0          # play traces: a 2D node this far (canvas pixels) from the original has left it
 TRACE_TOL_3D = 0.01      # ... a 3D node (units)
 CONTENT = ("Sprite", "Sprite2D", "TextureRect", "ColorRect", "NinePatchRect", "TextureProgress",
@@ -64,6 +66,23 @@ class Snapshot:
     scene: str
     size: tuple[float, float]          # the viewport's visible rect: what the canvas coordinates span
     nodes: dict[str, Drawn] = field(default_factory=dict)
+    _names: dict[str, list[Drawn]] | None = None
+
+    def counterpart(self, node: Drawn) -> Drawn | None:
+        """The node drawing what `node` draws: the same path, else the only node of that name, else the only
+        one with its text (a port that moved a node under another parent still draws it)."""
+        found = self.nodes.get(node.path)
+        if found is not None:
+            return found
+        if self._names is None:
+            self._names = {}
+            for other in self.nodes.values():
+                self._names.setdefault(other.path.rsplit("/", 1)[-1], []).append(other)
+        same = self._names.get(node.path.rsplit("/", 1)[-1], [])
+        if len(same) == 1:
+            return same[0]
+        same = [other for other in self.nodes.values() if node.text and other.text == node.text]
+        return same[0] if len(same) == 1 else None
 
 
 def _numbers(text: str) -> tuple[float, ...]:
@@ -106,6 +125,12 @@ def _font_size(font: str) -> tuple[str, float] | None:
     return (kind, float(size)) if size.replace(".", "", 1).isdigit() else None
 
 
+def same_text(a: str, b: str) -> bool:
+    """The same text, or the same text typed a frame or two apart (one a prefix of the other, a few letters off)."""
+    short, long = sorted((a, b), key=len)
+    return a == b or (bool(short) and long.startswith(short) and len(long) - len(short) <= TYPING)
+
+
 def _distance(a: Sequence[float], b: Sequence[float]) -> float:
     return math.dist(a, b) if len(a) == len(b) and a else 0.0
 
@@ -146,8 +171,10 @@ def compare_traces(original: Sequence[dict[int, Snapshot]], copy: Sequence[dict[
                 noisy_state.add(path)
             if path in first:
                 continue
-            other = theirs.nodes.get(path)
+            other = theirs.counterpart(node)
             what = []
+            if other is None and "/@" in f"/{path}":
+                continue   # a child the engine made for itself (Godot 4 hides those it keeps internal)
             if other is None:
                 what.append("missing in the copy")
             else:
@@ -157,7 +184,7 @@ def compare_traces(original: Sequence[dict[int, Snapshot]], copy: Sequence[dict[
                 if path not in noisy_state:
                     if node.visible != other.visible:
                         what.append("shown" if other.visible else "hidden")
-                    if node.text != other.text:
+                    if not same_text(node.text, other.text):
                         what.append(f"text {other.text!r} where the original has {node.text!r}")
                 if node.anim.split(":")[0] != other.anim.split(":")[0] and path not in noisy_state:
                     what.append(f"animation {other.anim or '(none)'} where the original plays {node.anim or '(none)'}")
@@ -253,7 +280,7 @@ def _region_findings(node: Drawn, other: Drawn | None, box: tuple[int, int, int,
         if min(a, b) > 0 and max(a, b) / min(a, b) > SIZE_RATIO:
             add("resized", f"{name} {b} px for {a}")
     if node.cls in TEXT or other.cls in TEXT:
-        if node.text != other.text:
+        if not same_text(node.text, other.text):
             add("text", f"text {other.text!r} for {node.text!r}")
         mine, theirs = _font_size(node.font), _font_size(other.font)
         if mine and theirs and not (mine[0] == theirs[0] == "default") and \
@@ -274,9 +301,11 @@ def _region_findings(node: Drawn, other: Drawn | None, box: tuple[int, int, int,
 
 
 def compare_frame(frame: int, original: Path, copy: Path, original_trace: dict[int, Snapshot],
-                  copy_trace: dict[int, Snapshot], twin: Path | None = None) -> FramePair:
+                  copy_trace: dict[int, Snapshot], twin: Path | None = None, nearby: Sequence[Path] = ()) -> FramePair:
     """One frame of the original (`original`, a PNG) beside the copy's; `twin` is the same frame of the original's
-    second run: where the two runs of the original differ, the copy is not judged."""
+    second run: where the two runs of the original differ, the copy is not judged; `nearby` are the original's
+    frames just before and after: each pixel is judged at its best alignment in time (a blink, a typing effect
+    or a tween one frame apart is no difference)."""
     with Image.open(original) as image:
         full = image.size
     scale = min(1.0, WIDTH / full[0])
@@ -284,6 +313,8 @@ def compare_frame(frame: int, original: Path, copy: Path, original_trace: dict[i
     a, _ = _grey(original, size)
     b, copy_size = _grey(copy, size)
     scores = ssim_map(a, b)
+    for other in nearby:
+        scores = np.maximum(scores, ssim_map(_grey(other, size)[0], b))
     noisy = None
     if twin is not None and twin.is_file() and twin.read_bytes() != original.read_bytes():
         noisy = ssim_map(a, _grey(twin, size)[0]) < 0.99
@@ -302,7 +333,7 @@ def compare_frame(frame: int, original: Path, copy: Path, original_trace: dict[i
             if box is None or (box[2] - box[0]) * (box[3] - box[1]) < 36 or \
                     (box[2] - box[0]) * (box[3] - box[1]) > 0.6 * scores.size:
                 continue
-            other = theirs.nodes.get(path) if theirs is not None else None
+            other = theirs.counterpart(node) if theirs is not None else None
             other_box = _box(other.rect, theirs, scores.shape) if other is not None and other.rect else None
             found, score = _region_findings(node, other, box, other_box, scores, noisy, size[0])
             findings += found
@@ -377,7 +408,10 @@ def compare_plays(original: Sequence[Path], copy: Sequence[Path], out: Path, lim
     for frame in shots:
         name = f"f{frame:06d}.png"
         twin = original[1] / name if len(original) > 1 else None
-        pairs.append(compare_frame(frame, original[0] / name, copy[0] / name, original_traces[0], copy_traces[0], twin))
+        nearby = [p for d in range(-BURST_MAX, BURST_MAX + 1) if d
+                  for p in (original[0] / f"b{frame + d:06d}.png", original[0] / f"f{frame + d:06d}.png") if p.is_file()]
+        pairs.append(compare_frame(frame, original[0] / name, copy[0] / name, original_traces[0], copy_traces[0], twin,
+                                   nearby))
         if on_frame:
             on_frame(frame)
     worst = sorted(pairs, key=lambda p: (p.matches, -len(p.findings), p.worst, p.frame))
@@ -389,12 +423,17 @@ def compare_plays(original: Sequence[Path], copy: Sequence[Path], out: Path, lim
         pair.image = str(out / name)
     matched = sum(p.matches for p in pairs)
     kinds: dict[str, int] = {}
+    nodes: dict[str, set[str]] = {}
     for p in pairs:
         for f in p.findings:
             kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
+            if f.get("node"):
+                nodes.setdefault(f["node"], set()).add(f["kind"])
     return {"frames_compared": len(pairs), "frames_matching": matched,
             "frames_matching_share": round(matched / len(pairs), 4) if pairs else None,
-            "findings": kinds, "noise_floor": {"pixels": PIXEL_FLOOR, "tiles": TILE_FLOOR},
+            "findings": kinds, "nodes_differing": len(nodes),
+            "nodes": [{"node": n, "kinds": sorted(k)} for n, k in sorted(nodes.items())][:limit * 4],
+            "noise_floor": {"pixels": PIXEL_FLOOR, "tiles": TILE_FLOOR},
             "frames": [{"frame": p.frame, "scene": p.scene, "ssim": p.ssim, "worst": p.worst, "matches": p.matches,
                         "findings": p.findings, "image": p.image} for p in worst],
             "trace": compare_traces(original_traces, copy_traces)}
@@ -413,7 +452,8 @@ def seen_figures(seen: dict | None, plays: dict[str, list], missing: str = "") -
            "play_original_ended": plays["original"][0].ended if plays.get("original") else None}
     if seen:
         trace = seen["trace"]
-        out.update({k: seen[k] for k in ("frames_compared", "frames_matching", "frames_matching_share", "findings")})
+        out.update({k: seen[k] for k in ("frames_compared", "frames_matching", "frames_matching_share", "findings",
+                                         "nodes_differing")})
         out.update({"trace_frames": trace["last_frame"], "first_divergence": trace["first_divergence"],
                     "nodes_diverging": trace["nodes_diverging"], "within_noise_until": trace["within_noise_until"]})
     return out
@@ -428,8 +468,8 @@ def seen_lines(f: dict) -> list[str]:
     share = f["frames_matching_share"]
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(f["findings"].items(), key=lambda kv: -kv[1]))
     out = [f"frames matching the original (played with the same input): {f['frames_matching']} of "
-           f"{f['frames_compared']}" + (f" ({share:.0%})" if share is not None else "") + (f"; differences: {kinds}"
-                                                                                       if kinds else "")]
+           f"{f['frames_compared']}" + (f" ({share:.0%})" if share is not None else "") +
+           (f"; differences: {kinds}, in {f['nodes_differing']} nodes" if kinds else "")]
     if f["first_divergence"] is None:
         out.append(f"play trace: within the engines' own noise for all {f['trace_frames'] or 0} frames")
     else:

@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 
 from gd_assets.core.display import Display
 from gd_assets.core.engines import Godot
-from gd_assets.core.frames import seen_lines
+from gd_assets.core.frames import WIDTH, seen_lines
 from gd_assets.core.play import Event, requests
 from gd_assets.core.sandbox import Sandbox
 
@@ -376,6 +376,7 @@ def import_godot3(godot: Godot, copy: Path, scratch: Path, sandbox: Sandbox, tim
 
 SHOT_EVERY = 60
 TRACE_EVERY = 10
+BURST = 2  # frames kept on each side of a kept frame: what is animated is compared at its best alignment
 PLAYS = 2  # runs per engine: what differs between an engine's own two runs is its noise, not the copy's
 
 
@@ -390,18 +391,21 @@ class PlaySettings:
     events: tuple[Event, ...] = ()
     shot_every: int = SHOT_EVERY
     trace_every: int = TRACE_EVERY
+    burst: int = BURST
     plays: int = PLAYS
     timeout: float = RUN_TIMEOUT
 
     def requests(self, folder: Path) -> list[str]:
         return ["mode\tplay", f"frames\t{self.frames}", f"shots\t{folder}", f"shot_every\t{self.shot_every}",
-                f"trace_every\t{self.trace_every}", *([f"seed\t{self.seed}"] if self.seed is not None else []),
+                f"trace_every\t{self.trace_every}", f"burst\t{self.burst}", f"shot_width\t{WIDTH}",
+                *([f"seed\t{self.seed}"] if self.seed is not None else []),
                 *requests(self.events)]
 
 
 @dataclass
 class Play:
-    """One played run of one engine: where its frames (`f000060.png`...) and trace (`trace.tsv`) are."""
+    """One played run of one engine: where its frames (`f000060.png`..., and `b000059.png`... around them) and its
+    trace (`trace.tsv`) are."""
 
     engine: str
     folder: str

@@ -29,6 +29,8 @@ var _starting := false  # the next scene is on its way (deferred)
 var _shots := ""
 var _shot_every := 60
 var _trace_every := 10
+var _shot_width := 640  # frames are kept at most this wide (they are compared so)
+var _burst := 0  # frames kept on each side of a kept frame (`b` files), to time-align what is animated
 var _events := {}
 var _physics := 0
 var _trace_file: FileAccess = null
@@ -58,6 +60,8 @@ func _init() -> void:
 			"shots": _shots = parts[1]
 			"shot_every": _shot_every = int(parts[1])
 			"trace_every": _trace_every = int(parts[1])
+			"burst": _burst = int(parts[1])
+			"shot_width": _shot_width = int(parts[1])
 			"event":
 				var at := int(parts[1])
 				if not _events.has(at):
@@ -226,19 +230,29 @@ func _play_frame() -> void:
 		_shot_at[_frame + 30] = true
 	if _trace_every > 0 and _frame % _trace_every == 0:
 		_write_trace()
-	var shoot := _shots != "" and (_frame % _shot_every == 0 or _shot_at.has(_frame))
+	var shoot := _shots != "" and _kept(_frame)
+	var near := false
+	for d in range(1, _burst + 1):
+		near = near or (_shots != "" and not shoot and (_kept(_frame - d) or (_kept(_frame + d) and _frame + d <= _frames)))
 	if _frame >= _frames:
 		_done = true
-	if shoot:
-		_shoot(_frame)
+	if shoot or near:
+		_shoot(_frame, "f" if shoot else "b")
 	elif _done:
 		_finish()
 
 
-func _shoot(frame: int) -> void:
+func _kept(frame: int) -> bool:
+	return frame > 0 and (frame % _shot_every == 0 or _shot_at.has(frame))
+
+
+func _shoot(frame: int, kind: String) -> void:
 	await RenderingServer.frame_post_draw
 	var image := get_viewport().get_texture().get_image()
-	image.save_png(_shots + "/f%06d.png" % frame)
+	if image.get_width() > _shot_width:
+		image.resize(_shot_width, maxi(1, roundi(image.get_height() * _shot_width / float(image.get_width()))),
+			Image.INTERPOLATE_BILINEAR)
+	image.save_png(_shots + "/%s%06d.png" % [kind, frame])
 	if _done:
 		_finish()
 

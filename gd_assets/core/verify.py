@@ -456,6 +456,26 @@ class Watch:
     missing: str = ""            # why the original cannot be played (no renderer)
 
 
+def played(godot: Godot, project: Path, settings: PlaySettings, display: Display, sandbox: Sandbox, cache: Path,
+           godot3: Godot | None = None) -> list[Play]:
+    """`project` played on its own (as `verify --run` plays it): imported on a scratch copy (by `godot3`'s editor
+    for a Godot 3 project, then played by `godot`, its renderer), each play kept under `cache` by content."""
+    tree = tree_hash(project)
+    keys = [play_key(tree, godot, settings, n) for n in range(1, settings.plays + 1)]
+    if all((cache / key / "play.json").is_file() for key in keys):
+        return [play_game(godot, project, cache, sandbox, display, settings, cache / key, n)
+                for n, key in enumerate(keys, 1)]
+    with tempfile.TemporaryDirectory(prefix="gd-play-") as tmp:
+        scratch = Path(tmp)
+        copy = prepare_copy(project, scratch)
+        if godot3 is not None:
+            import_godot3(godot3, copy, scratch, sandbox)
+        else:
+            godot.run(["--path", str(copy), "--import"], scratch / "home", IMPORT_TIMEOUT, sandbox, [copy])
+        return [play_game(godot, copy, scratch, sandbox, display, settings, cache / key, n)
+                for n, key in enumerate(keys, 1)]
+
+
 def _plays(godot: Godot, copy: Path, scratch: Path, sandbox: Sandbox, watch: Watch, source: Path) -> list[Play]:
     """The played runs of one engine, each kept by the content of `source` (the project as given), the engine,
     the run tool and the input: a second verify of the same copy replays nothing."""
