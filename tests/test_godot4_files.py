@@ -127,6 +127,56 @@ def test_project_godot_becomes_a_godot_4_project_with_its_input_map(rules):
         "proto:project-godot-input-scancode", "proto:project-godot-joypad-buttons-axes"}
 
 
+def test_a_godot_3_project_that_relied_on_the_default_2d_gravity_keeps_it(rules):
+    """Godot 3's physics/2d/default_gravity was 98, Godot 4's is 980: bodies would fall ten times faster."""
+    plain = 'config_version=4\n\n[application]\n\nconfig/name="g"\n'
+    new, edits, _ = rewrite(rules, {"project.godot": plain}, "project.godot")
+    assert "\n[physics]\n\n2d/default_gravity=98.0\n\n[application]\n" in new
+    [pin] = [e for e in edits if e.rule == "changed_default"]
+    assert pin.evidence["id"] == "docs:3:ProjectSettings.property.physics/2d/default_gravity"
+    section = plain + "\n[physics]\n\n3d/default_gravity=9.8\n"
+    new, _, _ = rewrite(rules, {"project.godot": section}, "project.godot")
+    assert new.count("[physics]") == 1 and "3d/default_gravity=9.8\n2d/default_gravity=98.0" in new
+    for own in (plain + "\n[physics]\n\n2d/default_gravity=500\n",            # the game's own gravity stays
+                'config_version=5\n\n[application]\n\nconfig/name="g"\n'):     # a Godot 4 project is Godot 4's
+        new, edits, _ = rewrite(rules, {"project.godot": own}, "project.godot")
+        assert "98.0" not in new and not [e for e in edits if e.rule == "changed_default"]
+
+
+FONT_TRES = ('[gd_resource type="DynamicFont" load_steps=2 format=2]\n\n'
+             '[ext_resource path="res://font.ttf" type="DynamicFontData" id=1]\n\n'
+             '[resource]\nsize = 28\nfont_data = ExtResource( 1 )\n')
+
+
+def test_a_dynamic_fonts_size_goes_where_godot_4_keeps_it(rules):
+    """Godot 4 sizes a font where it is used: a Control's `theme_override_font_sizes/*`, a Theme's
+    `default_font_size` or `<Type>/font_sizes/*`; the font's own size line goes once every use has it."""
+    scene = ('[gd_scene load_steps=4 format=2]\n\n[ext_resource path="res://big.tres" type="DynamicFont" id=1]\n'
+             '[ext_resource path="res://font.ttf" type="DynamicFontData" id=2]\n\n'
+             '[sub_resource type="DynamicFont" id=1]\nsize = 44\noutline_size = 2\nfont_data = ExtResource( 2 )\n\n'
+             '[node name="Title" type="Label"]\ncustom_fonts/font = SubResource( 1 )\ntext = "Hi"\n\n'
+             '[node name="Notes" type="RichTextLabel" parent="."]\ncustom_fonts/normal_font = ExtResource( 1 )\n')
+    theme = ('[gd_resource type="Theme" load_steps=2 format=2]\n\n'
+             '[ext_resource path="res://big.tres" type="DynamicFont" id=1]\n\n'
+             '[resource]\ndefault_font = ExtResource( 1 )\nLabel/fonts/font = ExtResource( 1 )\n')
+    files = {"project.godot": "config_version=4\n", "title.tscn": scene, "big.tres": FONT_TRES, "ui.tres": theme}
+    new, edits, manual = rewrite(rules, files, "title.tscn")
+    assert "theme_override_fonts/font = SubResource(\"1\")\ntheme_override_font_sizes/font_size = 44\n" in new
+    assert "theme_override_fonts/normal_font = ExtResource(\"1\")\ntheme_override_font_sizes/normal_font_size = 28" in new
+    assert "\nsize = 44" not in new                                  # the sub-resource's size went to its use
+    assert {e.evidence["id"] for e in edits if e.rule in ("font_size", "font_size_moved")} == {"map:scene:DynamicFont.size"}
+    assert [m.what for m in manual] == ["`outline_size = 2` of sub-resource 1 (DynamicFont)"]
+    new, _, _ = rewrite(rules, files, "ui.tres")
+    assert "default_font = ExtResource(\"1\")\ndefault_font_size = 28\n" in new
+    assert "Label/fonts/font = ExtResource(\"1\")\nLabel/font_sizes/font_size = 28" in new
+    new, _, manual = rewrite(rules, files, "big.tres")
+    assert "size = 28" not in new and not manual
+    # a font a script loads gets no size from the scenes: its size stays a manual item
+    files["hud.gd"] = 'extends Label\n\nfunc _ready():\n\tadd_font_override("font", load("res://big.tres"))\n'
+    new, _, manual = rewrite(rules, files, "big.tres")
+    assert "size = 28" in new and [m.what for m in manual] == ["`size = 28` of `[resource]` (DynamicFont)"]
+
+
 def test_shaders_get_godot_4_names_and_a_uniform_for_the_screen_texture(rules):
     files = {**GAME, "two.shader": "shader_type spatial;\nrender_mode depth_draw_alpha_prepass;\n\n"
              "void vertex() {\n\tVERTEX = (WORLD_MATRIX * vec4(VERTEX, 1.0)).xyz;\n}\n\n"

@@ -15,7 +15,6 @@ import io
 import json
 import shutil
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 import dagster as dg
@@ -26,7 +25,7 @@ from gd_assets.assets.metadata import md_table
 from gd_assets.assets.migration import project_migration
 from gd_assets.core.display import DisplayUnavailable, find_display
 from gd_assets.core.engines import GodotNotFound, find_godot, find_renderer3
-from gd_assets.core.frames import seen_figures
+from gd_assets.core.frames import attach_manual, seen_figures
 from gd_assets.core.game_run import (
     FPS,
     FRAMES,
@@ -199,7 +198,12 @@ def project_verification(context: dg.AssetExecutionContext, config: Verification
             comparison.pop("errors_own"), comparison.pop("errors_new")
         figures["run"] = run_figures(runs.copy, runs.original, comparison, traced)
         if config.watch:
-            _behind(runs.seen, rewrites, fragments, renamed)
+            if runs.seen:
+                manual = {}
+                for fragment in fragments:
+                    for item in rewrites.get(fragment["key"], {}).get("manual", []):
+                        manual.setdefault(fragment["path"], []).append(item["what"])
+                attach_manual(runs.seen, manual, renamed)
             figures["run"]["seen"] = seen_figures(runs.seen, runs.plays, unseen or runs.seen_missing)
         run_doc = {"sandbox": sandbox.describe(), "copy": _trimmed(runs.copy), "original": _trimmed(runs.original),
                    "original_missing": runs.original_missing, "errors": traced, "comparison": comparison,
@@ -261,33 +265,8 @@ def _watch(config: VerificationConfig, copy: Path, original: Path | None, godot3
             missing = str(error)
     shutil.rmtree(pictures, ignore_errors=True)
     settings = PlaySettings(config.frames, config.fps, events=tuple(events), shot_every=config.shot_every,
-                            plays=max(1, config.plays), timeout=config.run_timeout)
+                            plays=max(1, config.plays))
     return Watch(settings, display, renderer3, home.plays_dir(), pictures, missing), ""
-
-
-def _behind(seen: dict | None, rewrites: dict, fragments: list[dict], renamed: dict) -> None:
-    """Each difference of the played run gets the manual items left in what draws it: the node's script, else
-    the scene the frame shows (a font size, a property no rule converted)."""
-    if not seen:
-        return
-    back = {new: old for old, new in renamed.items()}
-    by_path: dict[str, list[dict]] = {}
-    for fragment in fragments:
-        for item in rewrites.get(fragment["key"], {}).get("manual", []):
-            by_path.setdefault(fragment["path"], []).append({"path": fragment["path"], "what": item["what"]})
-
-    def items(path: str, about: Callable[[str], bool] = lambda what: True) -> list[dict]:
-        return [item for item in by_path.get(back.get(path, path), []) if about(item["what"])][:3] if path else []
-
-    for frame in seen["frames"]:
-        for finding in frame["findings"]:
-            name = finding.get("node", "").rsplit("/", 1)[-1]
-            # in the scene: a font's items for a font size, else the items naming the node
-            about = (lambda what: "Font" in what) if finding["kind"] == "font" else \
-                (lambda what, name=name: bool(name) and (f'"{name}"' in what or f"`{name}`" in what))
-            finding["behind"] = items(finding.get("script", "")) or items(frame["scene"], about)
-    for node in seen["trace"]["diverging"]:
-        node["behind"] = items(node.get("script", ""))
 
 
 def _seen_metadata(seen: dict, f: dict) -> dict:

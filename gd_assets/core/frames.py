@@ -439,6 +439,27 @@ def compare_plays(original: Sequence[Path], copy: Sequence[Path], out: Path, lim
             "trace": compare_traces(original_traces, copy_traces)}
 
 
+def attach_manual(seen: dict, manual: dict[str, list[str]], renamed: dict[str, str]) -> None:
+    """Each difference gets the manual items left in what draws it (`behind`): those of the node's script, else,
+    for a font size, the scene's font items, else the scene's items naming the node. `manual` is each original
+    file's manual items; `renamed` maps original paths to the copy's."""
+    back = {new: old for old, new in renamed.items()}
+
+    def items(path: str, about: Callable[[str], bool] = lambda what: True) -> list[dict]:
+        original = back.get(path, path)
+        return [{"path": original, "what": what} for what in manual.get(original, []) if about(what)][:3] \
+            if path else []
+
+    for frame in seen["frames"]:
+        for finding in frame["findings"]:
+            name = finding.get("node", "").rsplit("/", 1)[-1]
+            about = (lambda what: "Font" in what) if finding["kind"] == "font" else \
+                (lambda what, name=name: bool(name) and (f'"{name}"' in what or f"`{name}`" in what))
+            finding["behind"] = items(finding.get("script", "")) or items(frame["scene"], about)
+    for node in seen["trace"]["diverging"]:
+        node["behind"] = items(node.get("script", ""))
+
+
 # --- figures ------------------------------------------------------------------------------------------------------
 
 

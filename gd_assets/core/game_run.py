@@ -393,7 +393,10 @@ class PlaySettings:
     trace_every: int = TRACE_EVERY
     burst: int = BURST
     plays: int = PLAYS
-    timeout: float = RUN_TIMEOUT
+    timeout: float | None = None   # None: a minute, and a quarter of a second a frame (llvmpipe draws 5-40 a second)
+
+    def limit(self) -> float:
+        return self.timeout if self.timeout is not None else 60 + 0.25 * self.frames
 
     def requests(self, folder: Path) -> list[str]:
         return ["mode\tplay", f"frames\t{self.frames}", f"shots\t{folder}", f"shot_every\t{self.shot_every}",
@@ -461,7 +464,7 @@ def play_game(godot: Godot, copy: Path, scratch: Path, sandbox: Sandbox, display
     shots.mkdir()
     request = home / f"run-play-{number}.txt"
     request.write_text("\n".join(settings.requests(shots)) + "\n", encoding="utf-8")
-    status, log = godot.run(["--path", str(copy), "--fixed-fps", str(settings.fps)], home, settings.timeout, sandbox,
+    status, log = godot.run(["--path", str(copy), "--fixed-fps", str(settings.fps)], home, settings.limit(), sandbox,
                             [copy], {"GD_RUN_REQUESTS": str(request)}, merge=True, display=display)
     (copy / "project.godot").write_text(text, encoding="utf-8")
     phase = parse_run(log)

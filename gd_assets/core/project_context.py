@@ -99,6 +99,15 @@ class ProjectContext:
     # (script, scene) where the script preloads a scene whose scripts need the script itself to compile: Godot 3
     # loaded preloads lazily, Godot 4 resolves them while compiling and fails on the cycle (load() breaks it)
     cyclic_preloads: set[tuple[str, str]] = field(default_factory=set)
+    # Godot 3 projects that leave 2D gravity at Godot 3's default (98; Godot 4's is 980): root -> "section" when
+    # project.godot has a [physics] section to pin it in, "none" when it has none
+    gravity_pins: dict[str, str] = field(default_factory=dict)
+    # Godot 3 DynamicFonts by the reference a scene or resource uses them through: (file, `SubResource:1` or
+    # `ExtResource:3`) -> their `size`, `outline_size`, `outline_color` as written (Godot 4 keeps a font's size
+    # where the font is used); and the fonts whose every use is a scene's or theme's ((file, `SubResource:1`),
+    # or (a DynamicFont `.tres`, "")): their own size line can go, its value written at each use
+    fonts: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    fonts_carried: set[tuple[str, str]] = field(default_factory=set)
     _roots: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # path -> root_of(path)
 
     # -- lookups ---------------------------------------------------------------------------------
@@ -163,6 +172,12 @@ class ProjectContext:
             out.append(_row(root, "native_override_allowed", "native_method_override", None, None))
         for root in sorted(self.addons_warned):
             out.append(_row(root, "addons_warned", "exclude_addons", None, None))
+        for root, where in sorted(self.gravity_pins.items()):
+            out.append(_row(root, "gravity_pin", where, None, None))
+        for (path, ref), settings in sorted(self.fonts.items()):
+            out.append(_row(path, "font", ref, None, json.dumps(settings, sort_keys=True)))
+        for path, ref in sorted(self.fonts_carried):
+            out.append(_row(path, "font_carried", ref, None, None))
         for (shader, texture), function in self.shader_textures.items():
             out.append(_row(shader, "shader_texture", texture, None, function))
         for root, (host, anchor) in self.random_seed_hosts.items():
@@ -222,6 +237,12 @@ class ProjectContext:
                 ctx.native_overrides_allowed.add(row["scope"])
             elif row["kind"] == "addons_warned":
                 ctx.addons_warned.add(row["scope"])
+            elif row["kind"] == "gravity_pin":
+                ctx.gravity_pins[row["scope"]] = row["name"]
+            elif row["kind"] == "font":
+                ctx.fonts[(row["scope"], row["name"])] = json.loads(row["detail"])
+            elif row["kind"] == "font_carried":
+                ctx.fonts_carried.add((row["scope"], row["name"]))
             elif row["kind"] == "shader_texture":
                 ctx.shader_textures[(row["scope"], row["name"])] = row["detail"]
             elif row["kind"] == "random_seed":
@@ -307,6 +328,8 @@ def res_file(root: str, base_dir: str, ref: str) -> str:
 
 
 _NATIVE_OVERRIDE_ALLOWED = re.compile(r"^gdscript/warnings/native_method_override\s*=\s*(0|1|false)\s*$", re.M)
+_GRAVITY_2D = re.compile(r"^(?:\[physics\][^\[]*^2d/default_gravity\s*=|physics/2d/default_gravity\s*=)", re.M | re.S)
+_PHYSICS = re.compile(r"^\[physics\]\s*$", re.M)
 _ADDONS_WARNED = re.compile(r"^gdscript/warnings/exclude_addons\s*=\s*false\s*$", re.M)
 
 
@@ -328,6 +351,8 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
                 ctx.native_overrides_allowed.add(root)
             if version == "5" and _ADDONS_WARNED.search(f["text"]):  # Godot 4.6 reads no Godot 3 key for it
                 ctx.addons_warned.add(root)
+            if version in ("3", "4") and not _GRAVITY_2D.search(f["text"]):
+                ctx.gravity_pins[root] = "section" if _PHYSICS.search(f["text"]) else "none"
             for name, target in autoloads.items():
                 ctx.autoloads[(root, name)] = res_file(root, "", target)
     for f in files:
@@ -363,6 +388,7 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
         found = re.search(r'\btype="(\w+)"', head.group(2)) if head and head.group(1) == "gd_resource" else None
         if found:
             ctx.scene_nodes[(f["path"], "[resource]")] = found.group(1)
+    _dynamic_fonts(ctx, files)
     _tween_links(ctx, files, scenes)
     for key, target in ctx.autoloads.items():  # an autoloaded scene is its root node: its script
         if target in scenes:
@@ -372,6 +398,59 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
     _random_seed_hosts(ctx, files, main_scenes)
     _cyclic_preloads(ctx, files, scenes)
     return ctx
+
+
+_FONT_SETTINGS = ("size", "outline_size", "outline_color")
+_FONT_USE = re.compile(r'^(?:custom_fonts/\w+|default_font|\w+/fonts/\w+)\s*=\s*(ExtResource|SubResource)\(\s*"?(\w+)"?\s*\)',
+                       re.M)
+
+
+def _dynamic_fonts(ctx: ProjectContext, files: list[Mapping]) -> None:
+    """The settings of every Godot 3 DynamicFont (a sub-resource, or a `.tres` of its own) by the reference each
+    scene or resource uses it through, and the fonts no script names (every use of theirs gets the size)."""
+    own: dict[str, dict[str, str]] = {}
+    found: dict[str, tuple[dict[str, str], dict[str, dict[str, str]]]] = {}
+    for f in files:
+        path = f["path"]
+        if not path.endswith((".tscn", ".tres")):
+            continue
+        root, base = ctx.root_of(path), posixpath.dirname(path)
+        ext: dict[str, str] = {}
+        subs: dict[str, dict[str, str]] = {}
+        settings, whole = None, False
+        for line in f["text"].split("\n"):
+            head = _HEADER.match(line.strip())
+            if head:
+                tag, attrs = head.group(1), {k: v.strip('"') for k, v in _ATTR.findall(head.group(2))}
+                settings = None
+                if tag == "ext_resource" and "id" in attrs and "path" in attrs:
+                    ext[attrs["id"]] = res_file(root, base, attrs["path"])
+                elif tag == "sub_resource" and attrs.get("type") == "DynamicFont":
+                    settings = subs.setdefault(attrs.get("id", ""), {})
+                elif tag == "gd_resource":
+                    whole = attrs.get("type") == "DynamicFont"
+                elif tag == "resource" and whole:
+                    settings = own.setdefault(path, {})
+                continue
+            key = _KEY.match(line.strip())
+            if settings is not None and key and key.group(1) in _FONT_SETTINGS:
+                settings[key.group(1)] = key.group(2).strip()
+        found[path] = (ext, subs)
+    code = "\n".join(f["text"] for f in files if f["kind"] == "gdscript")
+    for f in files:
+        if f["path"] not in found:
+            continue
+        ext, subs = found[f["path"]]
+        for kind, ref in _FONT_USE.findall(f["text"]):
+            settings = subs.get(ref) if kind == "SubResource" else own.get(ext.get(ref, ""))
+            if settings is None:
+                continue
+            if settings:
+                ctx.fonts[(f["path"], f"{kind}:{ref}")] = settings
+            if kind == "SubResource":
+                ctx.fonts_carried.add((f["path"], f"SubResource:{ref}"))
+            elif posixpath.basename(ext[ref]) not in code:  # a font a script loads gets no size from a scene
+                ctx.fonts_carried.add((ext[ref], ""))
 
 
 _PRELOAD_PATH = re.compile(r"""\bpreload\(\s*["']([^"'\n]+)["']\s*\)""")

@@ -1,5 +1,6 @@
 """project.godot for Godot 4: `config_version=5` with `config/features`, renamed settings (the rename
-map's project.godot rows), the renderer, and the input map in Godot 4's fields and key codes.
+map's project.godot rows), the renderer, the input map in Godot 4's fields and key codes, and Godot 3's 2D
+gravity where the project relied on its default (Godot 4 changed it tenfold).
 
 Godot 4 treats a `config_version=4` file as a project to upgrade, and reads a Godot 3 key event as a
 key with no key, so both are converted; `_global_script_classes` goes (Godot 4 keeps its class list
@@ -71,7 +72,23 @@ def rewrite_project_godot(kind: str, text: str, start_line: int, rules: RewriteR
         ed.insert(len(text.rstrip()), f"\n\n[{new_section}]\n\n{block}", "setting_rename", lines[0][1], 0.9)
     if section == "application" and "config/features=" not in text:
         ed.insert(len(text.rstrip()), "\n" + features(rules, scope), "config_features", version_cite, 0.9)
+    _pin_gravity(ed, rules, scope, section)
     return ed.result()
+
+
+GRAVITY_2D = "98.0"  # Godot 3's physics/2d/default_gravity; Godot 4's is 980
+
+
+def _pin_gravity(ed: TextEdits, rules: RewriteRules, scope: Scope | None, section: str) -> None:
+    """A Godot 3 project that left 2D gravity at its default fell at 98 px/s², Godot 4's default is 980: the
+    copy keeps 98, in the [physics] section (or a new one just before [application])."""
+    where = scope.context.gravity_pins.get(scope.root) if scope is not None else None
+    if (where, section) not in (("section", "physics"), ("none", "application")):
+        return
+    line = f"2d/default_gravity={GRAVITY_2D}"
+    at, new = (len(ed.text.rstrip()), "\n" + line) if section == "physics" else (0, f"[physics]\n\n{line}\n\n")
+    ed.insert(at, new, "changed_default", rules.cite_member("3", "ProjectSettings", "property",
+                                                            "physics/2d/default_gravity"), 0.9)
 
 
 def features(rules: RewriteRules, scope: Scope | None) -> str:

@@ -33,6 +33,7 @@ _BUILTIN = re.compile(r"\b(PoolByteArray|PoolColorArray|PoolIntArray|PoolRealArr
                       r"PoolVector3Array|Transform|Quat)\(")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d*)?(?:e[-+]?\d+)?")
 _TRACK = re.compile(r"^tracks/(\d+)/(\w+)$")
+_THEME_FONT = re.compile(r"^(\w+)/fonts/(\w+)$")
 _SHADER_PATH = re.compile(r'(res://[^"]*?|[^"/:]+?)\.shader(?=")')
 # Classes whose Godot 4 successor needs a property to behave as they did (the class rename row's comment).
 _CLASS_EXTRAS = {"YSort": "y_sort_enabled = true", "ToolButton": "flat = true"}
@@ -265,6 +266,8 @@ class SceneRewriter:
 
     def property(self, entry: Entry, members: frozenset[str]) -> None:
         cls, name = self.cls, entry.name
+        if cls == "Theme":
+            self._theme_font(entry)
         found = properties.status(self.surface, cls, name, members)
         row = self.rules.scene_property(cls, name) if cls else None
         if found.state == "kept":
@@ -322,9 +325,40 @@ class SceneRewriter:
                 self.dropped(entry, f"Godot 4's `{cls4}` has no theme item `{item}` to override")
                 return
             cite = row.cite() if row else self.rules.cite_prototype("tscn-custom-overrides-to-theme-overrides")
+            if prefix == "custom_fonts/" and properties.has_theme_item(self.surface, "4", cls4,
+                                                                       "theme_override_font_sizes/", f"{item}_size"):
+                self._font_size(entry, f"theme_override_font_sizes/{item}_size")
         else:
             cite = self.rules.cite_prototype("tscn-dynamic-properties")
         self.ed.replace(entry.start, entry.start + len(name), new, "property_rename", cite, 0.9)
+
+    def _font_size(self, entry: Entry, size_property: str) -> None:
+        """A Godot 3 DynamicFont carried its size; Godot 4 sizes a font where it is used: the font's size is
+        written beside the use (`theme_override_font_sizes/font_size`, a theme's `default_font_size`)."""
+        ref = _REF.search(self.block.value(entry))
+        font = self.scope.context.fonts.get((self.scope.path, f"{ref.group(1)}:{ref.group(2)}")) \
+            if ref and self.scope is not None and self.godot3 else None
+        size = _number((font or {}).get("size", ""))
+        row = self.rules.scene_property("DynamicFont", "size")
+        if size is None or row is None:
+            return
+        self.ed.insert(entry.end, f"\n{size_property} = {_fmt(size)}", "font_size", row.cite(), 0.9)
+
+    def _theme_font(self, entry: Entry) -> None:
+        """A Theme's fonts: `default_font` gets `default_font_size`, `Label/fonts/font` gets `Label/font_sizes/font_size`."""
+        if entry.name == "default_font":
+            self._font_size(entry, "default_font_size")
+        elif (m := _THEME_FONT.match(entry.name)) is not None:
+            self._font_size(entry, f"{m.group(1)}/font_sizes/{m.group(2)}_size")
+
+    def _font_carried(self) -> bool:
+        """Whether this block is a DynamicFont whose every use got its size (rewrite/scenes.py `_font_size`)."""
+        if self.scope is None:
+            return False
+        b = self.block
+        key = (self.scope.path, f"SubResource:{b.attr('id')}") if b.tag == "sub_resource" else \
+            (self.scope.path, "") if b.tag == "resource" else None
+        return key in self.scope.context.fonts_carried
 
     def _meta(self, entry: Entry) -> None:
         """`__meta__ = { "_edit_lock_": true }` -> `metadata/_edit_lock_ = true`, one line a key."""
@@ -354,6 +388,8 @@ class SceneRewriter:
             rename()
         elif rule == "drop":
             ed.delete_lines(entry.start, entry.end, "property_dropped", cite, 0.9)
+        elif rule == "manual" and self.cls == "DynamicFont" and entry.name == "size" and self._font_carried():
+            ed.delete_lines(entry.start, entry.end, "font_size_moved", cite, 0.9)
         elif rule == "manual":
             ed.manual_item(entry.start, entry.end, "scene_property", f"`{entry.name} = {value[:60]}` of {self.where()} "
                            f"({self.cls})", arg or row.title, [cite])
