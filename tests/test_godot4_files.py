@@ -127,17 +127,24 @@ def test_project_godot_becomes_a_godot_4_project_with_its_input_map(rules):
         "proto:project-godot-input-scancode", "proto:project-godot-joypad-buttons-axes"}
 
 
-def test_a_godot_3_project_that_relied_on_the_default_2d_gravity_keeps_it(rules):
-    """Godot 3's physics/2d/default_gravity was 98, Godot 4's is 980: bodies would fall ten times faster."""
+def test_a_godot_3_project_that_relied_on_default_settings_godot_4_changed_keeps_them(rules):
+    """Godot 3's physics/2d/default_gravity was 98 (Godot 4's is 980: bodies would fall ten times faster), its
+    window 1024x600 (Godot 4's 1152x648)."""
     plain = 'config_version=4\n\n[application]\n\nconfig/name="g"\n'
     new, edits, _ = rewrite(rules, {"project.godot": plain}, "project.godot")
-    assert "\n[physics]\n\n2d/default_gravity=98.0\n\n[application]\n" in new
+    assert "\n[physics]\n\n2d/default_gravity=98.0\n\n[display]\n\nwindow/size/viewport_width=1024\n" \
+           "window/size/viewport_height=600\n\n[application]\n" in new
     [pin] = [e for e in edits if e.rule == "changed_default"]
     assert pin.evidence["id"] == "docs:3:ProjectSettings.property.physics/2d/default_gravity"
-    section = plain + "\n[physics]\n\n3d/default_gravity=9.8\n"
-    new, _, _ = rewrite(rules, {"project.godot": section}, "project.godot")
+    sections = plain + '\n[display]\n\nwindow/size/width=800\nwindow/stretch/mode="2d"\n\n' \
+        '[physics]\n\n3d/default_gravity=9.8\n'
+    files = {"project.godot": sections}
+    new, _, _ = rewrite(rules, files, "project.godot")
     assert new.count("[physics]") == 1 and "3d/default_gravity=9.8\n2d/default_gravity=98.0" in new
-    for own in (plain + "\n[physics]\n\n2d/default_gravity=500\n",            # the game's own gravity stays
+    assert new.count("[display]") == 1 and "window/size/viewport_width=800\nwindow/stretch/mode=\"canvas_items\"\n" \
+        "window/size/viewport_height=600" in new                  # the height it left unset is pinned beside
+    for own in (plain + "\n[physics]\n\n2d/default_gravity=500\n[display]\n\nwindow/size/width=800\n"
+                "window/size/height=450\n",                              # the game's own settings stay
                 'config_version=5\n\n[application]\n\nconfig/name="g"\n'):     # a Godot 4 project is Godot 4's
         new, edits, _ = rewrite(rules, {"project.godot": own}, "project.godot")
         assert "98.0" not in new and not [e for e in edits if e.rule == "changed_default"]

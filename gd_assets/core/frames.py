@@ -270,7 +270,7 @@ def _region_findings(node: Drawn, other: Drawn | None, box: tuple[int, int, int,
 
     if other is None or not other.visible or other_box is None:
         add("not drawn", "missing in the copy" if other is None else "hidden in the copy" if not other.visible
-            else "off screen in the copy")
+            else "draws nothing in the copy" if other.rect is None else "off screen in the copy")
         return found, None
     moved = max(abs(box[0] - other_box[0]), abs(box[1] - other_box[1]))
     if moved > max(MOVED_PX, 0.01 * width):

@@ -378,6 +378,7 @@ SHOT_EVERY = 60
 TRACE_EVERY = 10
 BURST = 2  # frames kept on each side of a kept frame: what is animated is compared at its best alignment
 PLAYS = 2  # runs per engine: what differs between an engine's own two runs is its noise, not the copy's
+LOG_KEPT = 1 << 20  # the end of what a play printed, kept beside its frames
 
 
 @dataclass
@@ -475,7 +476,7 @@ def play_game(godot: Godot, copy: Path, scratch: Path, sandbox: Sandbox, display
     shutil.copytree(shots, out)
     taken = sorted(int(p.stem[1:]) for p in out.glob("f*.png") if p.stem[1:].isdigit())
     play = Play(godot.version, str(out), ended, phase.frames, taken, phase.errors, round(time.monotonic() - started, 1))
-    (out / "log.txt").write_text(log, encoding="utf-8")
+    (out / "log.txt").write_text(log[-LOG_KEPT:], encoding="utf-8")
     done.write_text(json.dumps(play.to_json()), encoding="utf-8")  # last: a play without it is done again
     return play
 

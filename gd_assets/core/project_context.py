@@ -99,9 +99,9 @@ class ProjectContext:
     # (script, scene) where the script preloads a scene whose scripts need the script itself to compile: Godot 3
     # loaded preloads lazily, Godot 4 resolves them while compiling and fails on the cycle (load() breaks it)
     cyclic_preloads: set[tuple[str, str]] = field(default_factory=set)
-    # Godot 3 projects that leave 2D gravity at Godot 3's default (98; Godot 4's is 980): root -> "section" when
-    # project.godot has a [physics] section to pin it in, "none" when it has none
-    gravity_pins: dict[str, str] = field(default_factory=dict)
+    # each Godot 3 project's settings as project.godot writes them (`physics/2d/default_gravity`) and its
+    # sections (`[physics]`): where it relies on a default Godot 4 changed, the rewrite pins Godot 3's
+    settings: dict[str, set[str]] = field(default_factory=dict)
     # Godot 3 DynamicFonts by the reference a scene or resource uses them through: (file, `SubResource:1` or
     # `ExtResource:3`) -> their `size`, `outline_size`, `outline_color` as written (Godot 4 keeps a font's size
     # where the font is used); and the fonts whose every use is a scene's or theme's ((file, `SubResource:1`),
@@ -172,8 +172,8 @@ class ProjectContext:
             out.append(_row(root, "native_override_allowed", "native_method_override", None, None))
         for root in sorted(self.addons_warned):
             out.append(_row(root, "addons_warned", "exclude_addons", None, None))
-        for root, where in sorted(self.gravity_pins.items()):
-            out.append(_row(root, "gravity_pin", where, None, None))
+        for root, keys in sorted(self.settings.items()):
+            out += [_row(root, "setting", key, None, None) for key in sorted(keys)]
         for (path, ref), settings in sorted(self.fonts.items()):
             out.append(_row(path, "font", ref, None, json.dumps(settings, sort_keys=True)))
         for path, ref in sorted(self.fonts_carried):
@@ -237,8 +237,8 @@ class ProjectContext:
                 ctx.native_overrides_allowed.add(row["scope"])
             elif row["kind"] == "addons_warned":
                 ctx.addons_warned.add(row["scope"])
-            elif row["kind"] == "gravity_pin":
-                ctx.gravity_pins[row["scope"]] = row["name"]
+            elif row["kind"] == "setting":
+                ctx.settings.setdefault(row["scope"], set()).add(row["name"])
             elif row["kind"] == "font":
                 ctx.fonts[(row["scope"], row["name"])] = json.loads(row["detail"])
             elif row["kind"] == "font_carried":
@@ -328,8 +328,21 @@ def res_file(root: str, base_dir: str, ref: str) -> str:
 
 
 _NATIVE_OVERRIDE_ALLOWED = re.compile(r"^gdscript/warnings/native_method_override\s*=\s*(0|1|false)\s*$", re.M)
-_GRAVITY_2D = re.compile(r"^(?:\[physics\][^\[]*^2d/default_gravity\s*=|physics/2d/default_gravity\s*=)", re.M | re.S)
-_PHYSICS = re.compile(r"^\[physics\]\s*$", re.M)
+_SETTING_LINE = re.compile(r"^(?:\[([^\]]+)\]|([A-Za-z0-9_][^=\n]*?)\s*=)", re.M)
+
+
+def _settings(text: str) -> set[str]:
+    """The full keys a project.godot sets (`display/window/size/width`) and its sections (`[display]`)."""
+    out, section = set(), ""
+    for m in _SETTING_LINE.finditer(text):
+        if m.group(1) is not None:
+            section = m.group(1)
+            out.add(f"[{section}]")
+        elif not m.group(2).startswith('"'):
+            out.add(f"{section}/{m.group(2).strip()}" if section else m.group(2).strip())
+    return out
+
+
 _ADDONS_WARNED = re.compile(r"^gdscript/warnings/exclude_addons\s*=\s*false\s*$", re.M)
 
 
@@ -351,8 +364,8 @@ def build_context(files: Iterable[Mapping]) -> ProjectContext:
                 ctx.native_overrides_allowed.add(root)
             if version == "5" and _ADDONS_WARNED.search(f["text"]):  # Godot 4.6 reads no Godot 3 key for it
                 ctx.addons_warned.add(root)
-            if version in ("3", "4") and not _GRAVITY_2D.search(f["text"]):
-                ctx.gravity_pins[root] = "section" if _PHYSICS.search(f["text"]) else "none"
+            if version in ("3", "4"):
+                ctx.settings[root] = _settings(f["text"])
             for name, target in autoloads.items():
                 ctx.autoloads[(root, name)] = res_file(root, "", target)
     for f in files:

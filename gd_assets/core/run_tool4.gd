@@ -195,9 +195,12 @@ func _physics_process(_delta: float) -> void:
 
 
 func _buttons(node: Node, out: Array) -> void:
+	# the buttons a player may press: not one that would end the game (its name or text says quit or exit)
 	for child in node.get_children():
 		if child is BaseButton and child.is_visible_in_tree() and not child.disabled:
-			out.append(child)
+			var words := (String(child.name) + " " + str(child.get("text"))).to_lower()
+			if not ("quit" in words or "exit" in words):
+				out.append(child)
 		_buttons(child, out)
 
 

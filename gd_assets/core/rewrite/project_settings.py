@@ -1,6 +1,6 @@
 """project.godot for Godot 4: `config_version=5` with `config/features`, renamed settings (the rename
 map's project.godot rows), the renderer, the input map in Godot 4's fields and key codes, and Godot 3's 2D
-gravity where the project relied on its default (Godot 4 changed it tenfold).
+gravity and window size where the project relied on their defaults (Godot 4 changed them).
 
 Godot 4 treats a `config_version=4` file as a project to upgrade, and reads a Godot 3 key event as a
 key with no key, so both are converted; `_global_script_classes` goes (Godot 4 keeps its class list
@@ -67,28 +67,47 @@ def rewrite_project_godot(kind: str, text: str, start_line: int, rules: RewriteR
                 ed.replace(x, y, new, rule, cite, 0.9)
         elif not _renamed(ed, rules, section, key, a, v, end):
             _answered(ed, rules, section, key, a, v, end, moves)
+    _pin_defaults(ed, rules, scope, section)   # before the moved settings: a pinned key stays in its section
     for new_section, lines in moves.items():  # Godot reads a section written twice as one
         block = "\n".join(line for line, _ in lines)
         ed.insert(len(text.rstrip()), f"\n\n[{new_section}]\n\n{block}", "setting_rename", lines[0][1], 0.9)
     if section == "application" and "config/features=" not in text:
         ed.insert(len(text.rstrip()), "\n" + features(rules, scope), "config_features", version_cite, 0.9)
-    _pin_gravity(ed, rules, scope, section)
     return ed.result()
 
 
-GRAVITY_2D = "98.0"  # Godot 3's physics/2d/default_gravity; Godot 4's is 980
+# Settings whose default Godot 4 changed, where a Godot 3 project that left them unset relied on Godot 3's:
+# (Godot 3 key, Godot 3's default, the Godot 4 key it is written as). Godot 4: 2D gravity 980, a window of 1152x648.
+CHANGED_SETTINGS = (("physics/2d/default_gravity", "98.0", "physics/2d/default_gravity"),
+                    ("display/window/size/width", "1024", "display/window/size/viewport_width"),
+                    ("display/window/size/height", "600", "display/window/size/viewport_height"))
 
 
-def _pin_gravity(ed: TextEdits, rules: RewriteRules, scope: Scope | None, section: str) -> None:
-    """A Godot 3 project that left 2D gravity at its default fell at 98 px/s², Godot 4's default is 980: the
-    copy keeps 98, in the [physics] section (or a new one just before [application])."""
-    where = scope.context.gravity_pins.get(scope.root) if scope is not None else None
-    if (where, section) not in (("section", "physics"), ("none", "application")):
+def _pin_defaults(ed: TextEdits, rules: RewriteRules, scope: Scope | None, section: str) -> None:
+    """Godot 3's value of each setting in CHANGED_SETTINGS the project left unset: in its section where
+    project.godot has it, else in a new section written just before [application]."""
+    written = scope.context.settings.get(scope.root) if scope is not None else None
+    if written is None:
         return
-    line = f"2d/default_gravity={GRAVITY_2D}"
-    at, new = (len(ed.text.rstrip()), "\n" + line) if section == "physics" else (0, f"[physics]\n\n{line}\n\n")
-    ed.insert(at, new, "changed_default", rules.cite_member("3", "ProjectSettings", "property",
-                                                            "physics/2d/default_gravity"), 0.9)
+    here: list[str] = []
+    elsewhere: dict[str, list[str]] = {}
+    cite = None
+    for old, value, new in CHANGED_SETTINGS:
+        home, _, key = new.partition("/")
+        if old in written or (section != home and section != "application"):
+            continue
+        if section == home and f"[{home}]" in written:
+            here.append(f"{key}={value}")
+        elif section == "application" and f"[{home}]" not in written:
+            elsewhere.setdefault(home, []).append(f"{key}={value}")
+        else:
+            continue
+        cite = cite or rules.cite_member("3", "ProjectSettings", "property", old)
+    if here:
+        ed.insert(len(ed.text.rstrip()), "".join(f"\n{line}" for line in here), "changed_default", cite, 0.9)
+    if elsewhere:
+        ed.insert(0, "".join(f"[{home}]\n\n" + "\n".join(lines) + "\n\n" for home, lines in elsewhere.items()),
+                  "changed_default", cite, 0.9)
 
 
 def features(rules: RewriteRules, scope: Scope | None) -> str:
