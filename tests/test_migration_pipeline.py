@@ -119,7 +119,11 @@ def test_migrate_writes_the_copy_and_the_patch_and_never_the_source(analysis_hom
     assert '[node name="Player" type="CharacterBody2D"]' in (out / "player.tscn").read_text()
 
     edits = doc["edits"]
-    assert edits and all(e["evidence"] and e["evidence"]["table"] in ("api_mapping", "label_prototypes") for e in edits)
+    assert edits and all(e["evidence"] and e["evidence"]["table"] in ("api_mapping", "label_prototypes", "docs_chunks")
+                         for e in edits)
+    # the defaults Godot 4 changed, pinned where the project relied on them, cite the Godot 3 reference row
+    assert {e["evidence"]["id"] for e in edits if e["rule"] == "changed_default"} == {
+        "docs:3:ProjectSettings.property.physics/2d/default_gravity"}
     assert {e["path"] for e in edits} >= {"player.gd", "hud.gd", "player.tscn", "project.godot"}
     assert all(e["key"].startswith("game/") for e in edits)
     assert any(m["kind"] == "tween" and m["path"] == "hud.gd" and m["evidence"] for m in doc["manual"])
