@@ -154,6 +154,26 @@ def test_the_seeded_player_plays_the_games_own_actions_the_same_way_each_time():
     assert not down
 
 
+def test_the_godot_3_that_draws_is_found_beside_a_server_build(tmp_path, monkeypatch):
+    """Debian's godot3-server draws nothing (its one video driver is 'Dummy'): the runner beside it draws."""
+    from gd_assets.core import engines
+
+    def fake(name: str, drivers: str) -> Path:
+        path = tmp_path / name
+        path.write_text(f"#!/bin/sh\ncase \"$1\" in --version) echo 3.6.2.stable;; "
+                        f"--help) echo \"  --video-driver <driver>  Video driver ({drivers}).\";; esac\n")
+        path.chmod(0o755)
+        return path
+
+    server = engines.Godot([str(fake("godot3", "'Dummy'"))], "3.6.2.stable")
+    monkeypatch.delenv("GODOT3_RUNNER", raising=False)
+    with pytest.raises(engines.GodotNotFound, match="godot3-runner"):
+        engines.find_renderer3(server, env={"PATH": ""})
+    runner = fake("godot3-runner", "'GLES3', 'GLES2'")
+    assert engines.find_renderer3(server, env={"PATH": ""}).command == [str(runner)]
+    assert engines.find_renderer3(engines.Godot([str(runner)], "3.6.2.stable")).command == [str(runner)]
+
+
 # --- both engines, for real ---------------------------------------------------------------------------------------
 
 

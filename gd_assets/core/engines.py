@@ -109,15 +109,21 @@ class Capture:
         return b"".join(self.parts).decode(errors="replace")
 
 
-def godot_version(command: Sequence[str], timeout: float = 60.0, major: str = "4") -> str | None:
-    """What `command --version` prints when it is Godot `major`.x, else None."""
+def _asked(command: Sequence[str], flag: str, timeout: float) -> str | None:
+    """What `command flag` prints (stdout, then stderr) with a scratch HOME; None when it cannot run."""
     try:
-        with tempfile.TemporaryDirectory(prefix="gd-verify-version-") as tmp:
-            done = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=timeout,
+        with tempfile.TemporaryDirectory(prefix="gd-verify-ask-") as tmp:
+            done = subprocess.run([*command, flag], capture_output=True, text=True, timeout=timeout,
                                   stdin=subprocess.DEVNULL, env=dict(os.environ, HOME=tmp))
     except (OSError, subprocess.TimeoutExpired):
         return None
-    line = next((s.strip() for s in (done.stdout + "\n" + done.stderr).splitlines() if _VERSION.match(s.strip())), "")
+    return done.stdout + "\n" + done.stderr
+
+
+def godot_version(command: Sequence[str], timeout: float = 60.0, major: str = "4") -> str | None:
+    """What `command --version` prints when it is Godot `major`.x, else None."""
+    printed = _asked(command, "--version", timeout) or ""
+    line = next((s.strip() for s in printed.splitlines() if _VERSION.match(s.strip())), "")
     return line if line.startswith(major + ".") else None
 
 
@@ -130,13 +136,7 @@ HOW_TO_RUNNER = ("no Godot 3 runtime that renders (Debian's `godot3-runner`): se
 
 def _renders3(command: Sequence[str], timeout: float = 60.0) -> bool:
     """Whether a Godot 3 build draws: its `--help` offers a GLES video driver (a server build offers 'Dummy')."""
-    try:
-        with tempfile.TemporaryDirectory(prefix="gd-verify-help-") as tmp:
-            done = subprocess.run([*command, "--help"], capture_output=True, text=True, timeout=timeout,
-                                  stdin=subprocess.DEVNULL, env=dict(os.environ, HOME=tmp))
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return "'GLES" in done.stdout + done.stderr
+    return "'GLES" in (_asked(command, "--help", timeout) or "")
 
 
 def find_renderer3(godot3: Godot, env: Mapping[str, str] | None = None) -> Godot:
