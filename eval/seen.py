@@ -25,6 +25,7 @@ from godot4_ports import HELD_OUT, PORTS, converted, ours
 from trees import cache_root
 
 from gd_assets.core import display, engines, frames, game_run, play, sandbox, verify
+from gd_assets.core.rewrite import load_rules
 
 COLUMNS = ("ours", "converter", "port")
 # Ports whose games rules were written from (the rest stand for the next user's game)
@@ -63,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every figure here")
     args = parser.parse_args(argv)
     godot, godot3 = engines.find_godot(None), engines.find_godot(None, major="3")
+    surface = load_rules(Path(args.home) / "corpora.duckdb").surface
     screen, box = display.find_display(), sandbox.find_sandbox()
     names = args.game or sorted(p.name for p in args.games.iterdir() if (p / "gd3" / "project.godot").is_file())
     results: dict[str, dict] = {}
@@ -86,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
             played = plays(godot, project, settings, screen, box)
             out = cache_root() / "seen" / args.label / name / column
             shutil.rmtree(out, ignore_errors=True)
-            row[column] = figures(frames.compare_plays(original, played, out))
+            row[column] = figures(frames.compare_plays(original, played, out,
+                                                       laid_out=lambda cls: "Control" in surface.ancestors("3", cls)))
             row[column]["ended"] = json.loads((played[0] / "play.json").read_text())["ended"]
         row["seconds"] = round(time.monotonic() - started, 1)
         results[name] = row

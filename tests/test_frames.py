@@ -61,6 +61,21 @@ def test_the_play_trace_names_the_first_frame_and_the_nodes_that_leave_the_origi
     assert same["first_divergence"] is None and same["within_noise_until"] == 30
 
 
+def test_a_control_laid_out_elsewhere_is_left_to_the_frames_and_a_body_is_not(tmp_path):
+    """Godot 4's default theme draws widgets larger, so containers place their Controls elsewhere in any port:
+    the trace judges bodies and sprites by position, Controls by text and visibility only."""
+    menu = lambda y: ("Main/Menu/Start", "Button", "1", f"20,{y}", "20,40,80,20", "Start", "default:14")  # noqa: E731
+    ship = lambda x: ("Main/Ship", "Sprite", "1", f"{x},50", "", "", "")  # noqa: E731
+    original = [frames.read_trace(_trace(tmp_path / "o", {10: [menu(40), ship(100)], 20: [menu(40), ship(110)]})
+                                  / "trace.tsv")]
+    copy = [frames.read_trace(_trace(tmp_path / "c", {10: [menu(52), ship(100)], 20: [menu(52), ship(130)]})
+                              / "trace.tsv")]
+    laid_out = lambda cls: cls == "Button"  # noqa: E731
+    compared = frames.compare_traces(original, copy, laid_out=laid_out)
+    assert compared["first_divergence"] == 20 and [d["node"] for d in compared["nodes_at_first"]] == ["Main/Ship"]
+    assert frames.compare_traces(original, copy)["nodes_at_first"][0]["node"] == "Main/Menu/Start"
+
+
 def _frame(path: Path, title_size: int = 40, ship: tuple[int, int] = (150, 60), noise: bool = False) -> Path:
     image = Image.new("RGB", (200, 100), (30, 40, 70))
     draw = ImageDraw.Draw(image)

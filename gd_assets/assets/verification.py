@@ -266,7 +266,9 @@ def _watch(config: VerificationConfig, copy: Path, original: Path | None, godot3
     shutil.rmtree(pictures, ignore_errors=True)
     settings = PlaySettings(config.frames, config.fps, events=tuple(events), shot_every=config.shot_every,
                             plays=max(1, config.plays))
-    return Watch(settings, display, renderer3, home.plays_dir(), pictures, missing), ""
+    surface = load_rules(str(home.corpora_db_path())).surface
+    return Watch(settings, display, renderer3, home.plays_dir(), pictures, missing,
+                 lambda cls: "Control" in surface.ancestors("3", cls)), ""
 
 
 def _seen_metadata(seen: dict, f: dict) -> dict:

@@ -150,11 +150,13 @@ def _own_noise(runs: Sequence[dict[int, Snapshot]], frame: int, path: str) -> tu
 
 
 def compare_traces(original: Sequence[dict[int, Snapshot]], copy: Sequence[dict[int, Snapshot]],
-                   limit: int = 20) -> dict:
+                   limit: int = 20, laid_out: Callable[[str], bool] = lambda cls: False) -> dict:
     """The first traced frame where a node of the copy leaves the original beyond both engines' own noise
     (position, visibility, text, animation; a node missing), with the nodes that leave it there, and every
     node that ever leaves it with its first frame. `original` and `copy` are each engine's runs (the first
-    is compared, the others give the noise)."""
+    is compared, the others give the noise). A node whose class `laid_out` (a Control, placed by its
+    containers and the engine's default theme, which Godot 4 draws larger) is not judged by its position here:
+    the frames judge where it is drawn."""
     frames = sorted(set(original[0]) & set(copy[0]))
     noise: dict[str, float] = {}        # running maximum: once an engine's own runs part, they stay apart
     noisy_state: set[str] = set()
@@ -179,7 +181,7 @@ def compare_traces(original: Sequence[dict[int, Snapshot]], copy: Sequence[dict[
                 what.append("missing in the copy")
             else:
                 tol = (TRACE_TOL_3D if len(node.where) == 3 else TRACE_TOL) + noise[path]
-                if _distance(node.where, other.where) > tol:
+                if _distance(node.where, other.where) > tol and not laid_out(node.cls):
                     what.append(f"at {_point(other.where)} where the original is at {_point(node.where)}")
                 if path not in noisy_state:
                     if node.visible != other.visible:
@@ -397,9 +399,10 @@ def picture(pair: FramePair, original: Path, copy: Path, out: Path) -> None:
 
 
 def compare_plays(original: Sequence[Path], copy: Sequence[Path], out: Path, limit: int = 12,
-                  on_frame: Callable[[int], None] | None = None) -> dict:
+                  laid_out: Callable[[str], bool] = lambda cls: False) -> dict:
     """Every kept frame and the traces of the original's plays (folders, first one compared) beside the
-    copy's; the pictures of the worst frames go to `out`. Returns the figures and the frames, worst first."""
+    copy's; the pictures of the worst frames go to `out`. Returns the figures and the frames, worst first.
+    `laid_out`: whether a Godot 3 class is a Control (compare_traces)."""
     original_traces = [read_trace(p / "trace.tsv") for p in original]
     copy_traces = [read_trace(p / "trace.tsv") for p in copy]
     shots = sorted({int(p.stem[1:]) for p in original[0].glob("f*.png")} &
@@ -412,8 +415,6 @@ def compare_plays(original: Sequence[Path], copy: Sequence[Path], out: Path, lim
                   for p in (original[0] / f"b{frame + d:06d}.png", original[0] / f"f{frame + d:06d}.png") if p.is_file()]
         pairs.append(compare_frame(frame, original[0] / name, copy[0] / name, original_traces[0], copy_traces[0], twin,
                                    nearby))
-        if on_frame:
-            on_frame(frame)
     worst = sorted(pairs, key=lambda p: (p.matches, -len(p.findings), p.worst, p.frame))
     for pair in worst[:limit]:
         if pair.matches:
@@ -436,7 +437,7 @@ def compare_plays(original: Sequence[Path], copy: Sequence[Path], out: Path, lim
             "noise_floor": {"pixels": PIXEL_FLOOR, "tiles": TILE_FLOOR},
             "frames": [{"frame": p.frame, "scene": p.scene, "ssim": p.ssim, "worst": p.worst, "matches": p.matches,
                         "findings": p.findings, "image": p.image} for p in worst],
-            "trace": compare_traces(original_traces, copy_traces)}
+            "trace": compare_traces(original_traces, copy_traces, laid_out=laid_out)}
 
 
 def attach_manual(seen: dict, manual: dict[str, list[str]], renamed: dict[str, str]) -> None:

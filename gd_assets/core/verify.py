@@ -19,7 +19,7 @@ import re
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -454,6 +454,7 @@ class Watch:
     cache: Path
     out: Path
     missing: str = ""            # why the original cannot be played (no renderer)
+    laid_out: Callable[[str], bool] = lambda cls: False   # whether a Godot 3 class is a Control
 
 
 def played(godot: Godot, project: Path, settings: PlaySettings, display: Display, sandbox: Sandbox, cache: Path,
@@ -519,7 +520,7 @@ def verify(project: Path, godot: Godot, import_timeout: float = IMPORT_TIMEOUT,
             else:
                 runs.plays["original"] = _plays(watch.renderer3, first, scratch / "original", sandbox, watch, original)
                 folders = {side: [Path(p.folder) for p in plays] for side, plays in runs.plays.items()}
-                runs.seen = compare_plays(folders["original"], folders["copy"], watch.out)
+                runs.seen = compare_plays(folders["original"], folders["copy"], watch.out, laid_out=watch.laid_out)
         return report, runs
 
 
