@@ -131,7 +131,7 @@ def _trimmed(run) -> dict | None:
     partitions_def=projects_partitions,
     deps=[project_migration],
     group_name="projects",
-    code_version="verification-2",
+    code_version="verification-3",
     kinds={"godot"},
     description="Godot 4 on a scratch copy of the migrated project: scripts failing, scenes failing to load, "
                 "properties dropped, input actions without a key, each traced to its fragment and edit; with `run`, "
